@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.ts';
+import type { Database } from './platform/db/database.ts';
+import { KeyCache, AUTH_CHANNEL } from './platform/auth/key-cache.ts';
+import { registerAuthHook } from './platform/auth/auth-hook.ts';
+import { registerErrorHandler } from './platform/http/error-handler.ts';
+import { registerIdempotency } from './platform/http/idempotency.ts';
+import { registerNotFound } from './platform/http/not-found.ts';
+import { registerOpenApi } from './platform/http/openapi.ts';
+import { registerSecurity } from './platform/http/security.ts';
+import { registerValidators } from './platform/http/validation.ts';
+import { MemoryBucketStore, type BucketStore } from './platform/http/rate-limit/token-bucket.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+import { countriesRoutes } from './modules/countries/index.ts';
+import { createApiKeysModule } from './modules/api-keys/index.ts';
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  database: Database;
+  /** Rate-limit store; memory unless the caller passes the Redis one. */
+  buckets?: BucketStore;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export type App = FastifyInstance & { keyCache: KeyCache };
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The composition root: platform mechanisms first, then each module's routes. */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, database } = deps;
+  const db = database.db;
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'] },
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 500 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const keyCache = new KeyCache(db);
+  const unlisten = await database.listen(AUTH_CHANNEL, (tenant) => (tenant ? keyCache.invalidateTenant(tenant) : keyCache.clear()));
+  const buckets = deps.buckets ?? new MemoryBucketStore();
+  app.addHook('onClose', async () => {
+    await unlisten();
+    await buckets.close();
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerValidators(app);
+  registerErrorHandler(app);
+  registerNotFound(app);
+  await registerSecurity(app, config.corsOrigins);
+  await registerOpenApi(app);
+  registerAuthHook(app, { db, keyCache, buckets, defaultLimit: config.rateLimit, authFailureLimit: config.authFailureLimit });
+  registerIdempotency(app, db);
+
+  await app.register(healthRoutes(db));
+  const v1 = { prefix: '/api/v1' };
+  await app.register(countriesRoutes, v1);
+  await app.register(createApiKeysModule({ db, keyCache }).routes, v1);
+
+  return Object.assign(app, { keyCache }) as unknown as App;
+}

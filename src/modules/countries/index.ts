@@ -1,0 +1,2 @@
+export { countriesRoutes } from './countries.routes.ts';
+export { findCountry, COUNTRIES, type Country } from './countries.data.ts';

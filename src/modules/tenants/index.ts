@@ -1,0 +1,1 @@
+export { createTenant, findTenantBySlug, type CreateTenantInput, type ProvisionedTenant } from './tenants.service.ts';

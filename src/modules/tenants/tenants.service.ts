@@ -1,0 +1,72 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../platform/db/schema.ts';
+import { withTransaction } from '../../platform/db/executor.ts';
+import { BUILTIN_ROLES } from '../../platform/auth/permissions.ts';
+import { AppError } from '../../platform/http/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { issueApiKey } from '../api-keys/index.ts';
+import { assignRole, hashPassword, insertUser } from '../users/index.ts';
+
+export interface CreateTenantInput {
+  name: string;
+  slug: string;
+  adminEmail: string;
+  adminPassword?: string;
+}
+
+export interface ProvisionedTenant {
+  tenant_id: string;
+  tenant_slug: string;
+  user_id: string;
+  api_key: string;
+}
+
+const SLUG_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
+
+/**
+ * Creates a tenant ready to use: the built-in roles with their permissions, an Admin user and an
+ * API key for that user, all in one transaction.
+ */
+export async function createTenant(db: Kysely<DB>, input: CreateTenantInput): Promise<ProvisionedTenant> {
+  if (!SLUG_RE.test(input.slug)) throw new AppError('VALIDATION_ERROR', 'slug must be 1–63 lowercase letters, digits or dashes, starting with a letter or digit');
+  if (!input.name.trim() || input.name.length > 255) throw new AppError('VALIDATION_ERROR', 'name must be 1–255 characters');
+  if (!EMAIL_RE.test(input.adminEmail)) throw new AppError('VALIDATION_ERROR', 'admin email is not a valid address');
+  if (input.adminPassword !== undefined && input.adminPassword.length < 8) throw new AppError('VALIDATION_ERROR', 'admin password must be at least 8 characters');
+  const passwordHash = input.adminPassword ? await hashPassword(input.adminPassword) : null;
+
+  return withTransaction(db, async (trx) => {
+    const taken = await trx.selectFrom('tenants').select('tenant_id').where('slug', '=', input.slug).executeTakeFirst();
+    if (taken) throw new AppError('CONFLICT', `A tenant with slug '${input.slug}' already exists`);
+    const tenant = newId();
+    await trx.insertInto('tenants').values({ tenant_id: tenant, slug: input.slug, name: input.name.trim() }).execute();
+
+    let adminRoleId = '';
+    for (const role of BUILTIN_ROLES) {
+      const role_id = newId();
+      if (role.role_name === 'Admin') adminRoleId = role_id;
+      await trx.insertInto('roles').values({ tenant, role_id, role_name: role.role_name, description: role.description, is_builtin: true, is_client_portal: role.is_client_portal }).execute();
+      await trx.insertInto('role_permissions').values(role.permissions.map((permission) => ({ tenant, role_id, permission }))).execute();
+    }
+
+    const user = await insertUser(trx, {
+      tenant,
+      user_id: newId(),
+      username: input.adminEmail.toLowerCase(),
+      email: input.adminEmail.toLowerCase(),
+      password_hash: passwordHash,
+      first_name: 'Admin',
+      last_name: null,
+      user_type: 'internal',
+      client_id: null,
+      contact_id: null,
+    });
+    await assignRole(trx, tenant, user.user_id, adminRoleId);
+    const key = await issueApiKey(trx, tenant, user.user_id, { name: 'Initial admin key' });
+    return { tenant_id: tenant, tenant_slug: input.slug, user_id: user.user_id, api_key: key.api_key };
+  });
+}
+
+export async function findTenantBySlug(db: Kysely<DB>, slug: string) {
+  return db.selectFrom('tenants').selectAll().where('slug', '=', slug).executeTakeFirst();
+}

@@ -1,0 +1,6 @@
+/**
+ * Users as other modules need them (look-ups, provisioning). The users API itself arrives with the
+ * users-and-roles area.
+ */
+export { insertUser, findUserById, findUserByEmail, assignRole, type UserRow } from './users.repo.ts';
+export { hashPassword, verifyPassword } from './passwords.ts';

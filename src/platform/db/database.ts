@@ -1,0 +1,91 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { DB } from './schema.ts';
+import { acquireDataDirLock } from './data-dir-lock.ts';
+
+export type Engine = 'pg' | 'pglite';
+
+/** An open database: the Kysely handle plus the engine-specific pieces the platform needs. */
+export interface Database {
+  db: Kysely<DB>;
+  engine: Engine;
+  /** Subscribes to a NOTIFY channel (cache invalidation across processes). Returns an unsubscribe. */
+  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+  /** PGlite only: the data directory as a gzipped tarball (test images). */
+  dump?(): Promise<Blob>;
+}
+
+const DATE_OID = 1082;
+const INT8_OID = 20;
+
+// DATE stays a 'YYYY-MM-DD' string (pg would turn it into a local-midnight Date); bigint counts become numbers.
+pg.types.setTypeParser(DATE_OID, (v) => v);
+pg.types.setTypeParser(INT8_OID, (v) => Number(v));
+
+export async function openPostgres(url: string, poolSize = 10): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it. Queries in flight get their own error.
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  let listener: pg.Client | undefined;
+  const handlers = new Map<string, Set<(p: string) => void>>();
+  return {
+    db,
+    engine: 'pg',
+    async listen(channel, onMessage) {
+      if (!listener) {
+        listener = new pg.Client({ connectionString: url });
+        listener.on('error', () => undefined);
+        await listener.connect();
+        listener.on('notification', (msg) => handlers.get(msg.channel)?.forEach((h) => h(msg.payload ?? '')));
+      }
+      if (!handlers.has(channel)) {
+        handlers.set(channel, new Set());
+        await listener.query(`listen ${pg.escapeIdentifier(channel)}`);
+      }
+      handlers.get(channel)!.add(onMessage);
+      return async () => {
+        handlers.get(channel)?.delete(onMessage);
+      };
+    },
+    async close() {
+      await listener?.end().catch(() => undefined);
+      await db.destroy();
+    },
+  };
+}
+
+const pgliteOptions = { parsers: { [DATE_OID]: (v: string) => v, [INT8_OID]: (v: string) => Number(v) } };
+
+/** Opens the embedded database. dataDir undefined means in memory; loadDataDir restores a dump (tests). */
+export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {
+  const release = opts.dataDir ? acquireDataDirLock(opts.dataDir) : () => undefined;
+  let client: PGlite;
+  try {
+    client = await PGlite.create({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, ...pgliteOptions });
+  } catch (err) {
+    release();
+    throw err;
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
+  return {
+    db,
+    engine: 'pglite',
+    async listen(channel, onMessage) {
+      return client.listen(channel, onMessage);
+    },
+    async close() {
+      await db.destroy();
+      release();
+    },
+    dump: () => client.dumpDataDir('gzip'),
+  };
+}
+
+export async function openDatabase(config: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite({ dataDir: config.dataDir });
+}

@@ -1,0 +1,9 @@
+import type { Migration } from 'kysely';
+import * as platform from './2026_11_21_0001_platform.ts';
+import * as clients from './2026_11_21_0002_clients.ts';
+
+/** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
+export const migrations: Record<string, Migration> = {
+  '2026_11_21_0001_platform': platform,
+  '2026_11_21_0002_clients': clients,
+};

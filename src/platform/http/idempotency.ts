@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { AppError } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency?: { tenant: string; owner: string; key: string };
+  }
+}
+
+const TTL_MS = 24 * 60 * 60 * 1000;
+const KEY_RE = /^[\x21-\x7e]{1,255}$/;
+const REPLAYED_HEADERS = ['location', 'etag'];
+
+/**
+ * `Idempotency-Key` on POST: the first response (status, body, Location) is kept for 24 hours per
+ * (tenant, user, key) and replayed for repeats; the same key with another body is a 409. A row with no
+ * status marks a request in flight, so a concurrent repeat gets a 409 instead of a second execution.
+ * 5xx responses are not kept: the caller may retry them.
+ */
+export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void {
+  app.decorateRequest('idempotency', undefined);
+
+  app.addHook('preHandler', async (request, reply) => {
+    const header = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || header === undefined || !request.actor) return;
+    if (typeof header !== 'string' || !KEY_RE.test(header)) {
+      throw new AppError('BAD_REQUEST', 'Idempotency-Key must be 1–255 printable ASCII characters');
+    }
+    const scope = { tenant: request.actor.tenant, owner: request.actor.userId, key: header };
+    const requestHash = hashRequest(request);
+    const where = db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('tenant', '=', scope.tenant)
+      .where('owner_id', '=', scope.owner)
+      .where('idem_key', '=', scope.key);
+
+    await db.deleteFrom('idempotency_keys')
+      .where('tenant', '=', scope.tenant).where('owner_id', '=', scope.owner).where('idem_key', '=', scope.key)
+      .where('expires_at', '<', new Date())
+      .execute();
+    const inserted = await db
+      .insertInto('idempotency_keys')
+      .values({ tenant: scope.tenant, owner_id: scope.owner, idem_key: scope.key, request_hash: requestHash, expires_at: new Date(Date.now() + TTL_MS) })
+      .onConflict((oc) => oc.doNothing())
+      .returning('idem_key')
+      .executeTakeFirst();
+    if (inserted) {
+      request.idempotency = scope;
+      return;
+    }
+    const existing = await where.executeTakeFirst();
+    if (!existing) throw new AppError('CONFLICT', 'A request with this Idempotency-Key is being replaced; retry it');
+    if (existing.request_hash !== requestHash) {
+      throw new AppError('CONFLICT', 'This Idempotency-Key was already used for a different request');
+    }
+    if (existing.status_code === null) {
+      throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still in progress');
+    }
+    reply.code(existing.status_code).headers({ ...(existing.response_headers ?? {}), 'Idempotent-Replayed': 'true' });
+    reply.type('application/json; charset=utf-8');
+    return reply.send(existing.response_body ?? '');
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const scope = request.idempotency;
+    if (!scope) return payload;
+    request.idempotency = undefined;
+    const match = db.updateTable('idempotency_keys').where('tenant', '=', scope.tenant).where('owner_id', '=', scope.owner).where('idem_key', '=', scope.key);
+    if (reply.statusCode >= 500) {
+      await db.deleteFrom('idempotency_keys').where('tenant', '=', scope.tenant).where('owner_id', '=', scope.owner).where('idem_key', '=', scope.key).execute();
+      return payload;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const v = reply.getHeader(name);
+      if (typeof v === 'string') headers[name] = v;
+    }
+    await match
+      .set({ status_code: reply.statusCode, response_body: typeof payload === 'string' ? payload : '', response_headers: JSON.stringify(headers) })
+      .execute();
+    return payload;
+  });
+}
+
+function hashRequest(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('hex');
+}

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { buildApp, type App } from '../src/app.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { openPglite, openPostgres, type Database } from '../src/platform/db/database.ts';
+import type { BucketStore } from '../src/platform/http/rate-limit/token-bucket.ts';
+
+export const engine = process.env.TEST_DATABASE_URL ? 'pg' : 'pglite';
+
+/** A fresh migrated database for one test file: a restored PGlite image or a copied PG template. */
+export async function createTestDatabase(): Promise<Database> {
+  const pgUrl = process.env.TEST_DATABASE_URL;
+  if (!pgUrl) {
+    const image = readFileSync(inject('pgliteImage'));
+    return openPglite({ loadDataDir: new Blob([image]) });
+  }
+  const name = `psa_t_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`create database ${name} template ${inject('pgTemplate')}`);
+  await admin.end();
+  const url = new URL(pgUrl);
+  url.pathname = `/${name}`;
+  const database = await openPostgres(url.toString(), 5);
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      const drop = new pg.Client({ connectionString: pgUrl });
+      await drop.connect();
+      await drop.query(`drop database if exists ${name} with (force)`);
+      await drop.end();
+    },
+  };
+}
+
+export interface TestApp {
+  app: App;
+  database: Database;
+  close(): Promise<void>;
+}
+
+export async function buildTestApp(opts: { env?: Record<string, string>; buckets?: BucketStore; config?: Partial<Config> } = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = { ...loadConfig({ PSA_RATE_LIMIT_BURST: '100000', PSA_RATE_LIMIT_PER_MINUTE: '100000', ...opts.env }), ...opts.config };
+  const app = await buildApp({
+    config,
+    database,
+    buckets: opts.buckets,
+    logger: process.env.TEST_LOG ? { level: 'debug' } : false,
+  });
+  await app.ready();
+  return {
+    app,
+    database,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
