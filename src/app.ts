@@ -22,6 +22,8 @@ export interface AppDeps {
   /** Rate-limit store; memory unless the caller passes the Redis one. */
   buckets?: BucketStore;
   logger?: FastifyServerOptions['logger'];
+  /** Registers extra routes after the modules (the benchmark's baseline route). */
+  extend?: (app: FastifyInstance) => Promise<void> | void;
 }
 
 export type App = FastifyInstance & { keyCache: KeyCache };
@@ -68,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const v1 = { prefix: '/api/v1' };
   await app.register(countriesRoutes, v1);
   await app.register(createApiKeysModule({ db, keyCache }).routes, v1);
+  if (deps.extend) await deps.extend(app);
 
   return Object.assign(app, { keyCache }) as unknown as App;
 }
