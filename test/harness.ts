@@ -41,8 +41,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function buildTestApp(opts: { env?: Record<string, string>; buckets?: BucketStore; config?: Partial<Config> } = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  buckets?: BucketStore;
+  config?: Partial<Config>;
+  /** Share another test app's database (a second "process"); it is then not closed by this app. */
+  database?: Database;
+}
+
+export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const database = opts.database ?? (await createTestDatabase());
   const config = { ...loadConfig({ PSA_RATE_LIMIT_BURST: '100000', PSA_RATE_LIMIT_PER_MINUTE: '100000', ...opts.env }), ...opts.config };
   const app = await buildApp({
     config,
@@ -56,7 +64,7 @@ export async function buildTestApp(opts: { env?: Record<string, string>; buckets
     database,
     async close() {
       await app.close();
-      await database.close();
+      if (!opts.database) await database.close();
     },
   };
 }

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from './config.ts';
+import { openDatabase } from './platform/db/database.ts';
+import { migrateToLatest } from './platform/db/migrate.ts';
+import { startWorker, type Worker } from './platform/events/worker.ts';
+import { createTenant } from './modules/tenants/index.ts';
+import { eventConsumers } from './event-consumers.ts';
+import { startServer } from './server.ts';
+import { fail } from './process-errors.ts';
+
+/** Entry point: config → database → migrate → demo tenant on first start → app (+ worker) → listen. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = await openDatabase(config);
+  await migrateToLatest(database.db);
+
+  const anyTenant = await database.db.selectFrom('tenants').select('tenant_id').limit(1).executeTakeFirst();
+  const demo = anyTenant
+    ? undefined
+    : await createTenant(database.db, {
+        name: 'Demo MSP',
+        slug: 'demo',
+        adminEmail: 'admin@demo.example',
+        adminPassword: randomBytes(12).toString('base64url'),
+      });
+
+  const app = await startServer(config, database);
+  let worker: Worker | undefined;
+  if (config.embeddedWorker) worker = await startWorker({ database, consumers: eventConsumers(database), log: app.log });
+
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  if (demo) {
+    process.stdout.write(
+      `\nPSA API listening on ${base} (${where})\n` +
+        `Created demo tenant "demo" with Admin user admin@demo.example.\n` +
+        `API key (shown once, keep it): ${demo.api_key}\n\n` +
+        `  curl -H 'X-API-Key: ${demo.api_key}' ${base}/api/v1/clients\n\n` +
+        `API reference: ${base}/docs\n\n`,
+    );
+  } else {
+    process.stdout.write(
+      `\nPSA API listening on ${base} (${where}); existing data reused.\n` +
+        `Need a key? Stop the server and run: npm run psa -- key create --tenant <slug> --user <email>\n` +
+        `API reference: ${base}/docs\n\n`,
+    );
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    await app.close(); // stops accepting, lets in-flight requests finish
+    await worker?.stop();
+    await database.close();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch(fail);
