@@ -1,6 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// A module is entered only through its index.ts (ARCHITECTURE.md): each regex catches a deep import
+// into another module as written from one location (outside modules, a module file, a sub-folder file).
+const onlyThroughIndex = (regex) => ['error', { patterns: [{ regex, message: 'Import another module through its index.ts' }] }];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'bench/results/'] },
   js.configs.recommended,
@@ -9,9 +13,14 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      // Modules talk to each other only through their index.ts.
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/modules/*/*.*', '!./*', '!../*'], message: 'Import another module through its index.ts' }] }],
     },
   },
-  { files: ['bin/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  { files: ['src/*.ts', 'test/**/*.ts', 'bench/**/*.ts'], rules: { 'no-restricted-imports': onlyThroughIndex('modules/[^/]+/(?!index\\.ts$).+') } },
+  { files: ['src/modules/*/*.ts'], rules: { 'no-restricted-imports': onlyThroughIndex('^\\.\\./(?!\\.\\.)[^/]+/(?!index\\.ts$).+') } },
+  { files: ['src/modules/*/*/**/*.ts'], rules: { 'no-restricted-imports': onlyThroughIndex('^\\.\\./\\.\\./(?!\\.\\.)[^/]+/(?!index\\.ts$).+') } },
+  {
+    files: ['src/platform/**/*.ts'],
+    ignores: ['src/platform/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/modules/**'], message: 'The platform never depends on a domain module' }] }] },
+  },
 );
