@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
@@ -28,7 +29,8 @@ async function main(): Promise<void> {
   let worker: Worker | undefined;
   if (config.embeddedWorker) worker = await startWorker({ database, consumers: eventConsumers(database), log: app.log });
 
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const { address, port, family } = app.server.address() as AddressInfo;
+  const base = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
   const where = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   if (demo) {
     process.stdout.write(

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..');
+const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const dataDir = mkdtempSync(join(tmpdir(), 'psa-start-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** Starts src/main.ts (what `npm start` runs) on the embedded database and waits for its banner. */
+function start(): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [TSX, 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: '', PSA_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner within 30 s:\n${out}`)), 30_000);
+    const check = setInterval(() => {
+      if (out.includes('API reference:')) {
+        clearTimeout(timer);
+        clearInterval(check);
+        resolve({ child, output: () => out });
+      }
+    }, 50);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      clearInterval(check);
+      reject(new Error(`exited ${code}:\n${out}`));
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('npm start (embedded database)', () => {
+  it('first start creates the demo tenant and prints a key that works; SIGTERM exits cleanly; a restart reuses the data', async () => {
+    const first = await start();
+    const banner = first.output();
+    const key = banner.match(/psa_[A-Za-z0-9_-]{43}/)?.[0];
+    const base = banner.match(/listening on (http:\/\/[^\s]+)/)?.[1];
+    expect(key, banner).toBeDefined();
+    expect(base, banner).toBeDefined();
+    expect(banner).toContain(`curl -H 'X-API-Key: ${key}' ${base}/api/v1/clients`);
+    const res = await fetch(`${base}/api/v1/clients`, { headers: { 'X-API-Key': key! } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ data: [], pagination: { total: 0 } });
+    expect(await stop(first.child)).toBe(0);
+
+    const second = await start();
+    expect(second.output()).toContain('existing data reused');
+    expect(second.output()).not.toMatch(/psa_[A-Za-z0-9_-]{43}/);
+    const base2 = second.output().match(/listening on (http:\/\/[^\s;]+)/)?.[1];
+    const again = await fetch(`${base2}/api/v1/countries`, { headers: { 'X-API-Key': key! } });
+    expect(again.status).toBe(200);
+    expect(await stop(second.child)).toBe(0);
+  }, 90_000);
+});
