@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdParams } from '../../platform/http/schemas.ts';
-import { withEtag } from '../../platform/http/etag.ts';
+import { ifMatchOf, withEtag } from '../../platform/http/etag.ts';
 import type { ApiKeysService } from './api-keys.service.ts';
 import { ApiKeyListResponse, ApiKeyResponse, CreateApiKeyBody, CreatedApiKeyResponse, ListApiKeysQuery } from './api-keys.schemas.ts';
 
@@ -30,7 +30,7 @@ export const apiKeysRoutes = (service: ApiKeysService): FastifyPluginAsyncTypebo
     schema: { operationId: 'revokeApiKey', tags, summary: 'Revoke an API key, effective immediately', params: IdParams, response: { 204: { type: 'null', description: 'Revoked' } } },
     config: { permission: 'api_key:delete' },
   }, async (req, reply) => {
-    await service.revoke(req.actor, req.params.id);
+    await service.revoke(req.actor, req.params.id, ifMatchOf(req));
     return reply.code(204).send(null);
   });
 };

@@ -7,6 +7,7 @@ import { notifyAuthChange, type KeyCache } from '../../platform/auth/key-cache.t
 import { isPermission } from '../../platform/auth/permissions.ts';
 import { AppError, notFound, validation } from '../../platform/http/errors.ts';
 import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { assertIfMatch } from '../../platform/http/etag.ts';
 import { newId } from '../../platform/ids.ts';
 import { findUserById } from '../users/index.ts';
 import { findActiveApiKey, insertApiKey, listActiveApiKeys, revokeApiKey } from './api-keys.repo.ts';
@@ -88,10 +89,11 @@ export function createApiKeysService(deps: { db: Kysely<DB>; keyCache: KeyCache 
       return toApiKey(row);
     },
 
-    async revoke(actor: Actor, id: string): Promise<void> {
+    async revoke(actor: Actor, id: string, ifMatch?: string): Promise<void> {
       await withTransaction(db, async (trx) => {
         const row = await findActiveApiKey(trx, actor.tenant, id);
         if (!row || (row.user_id !== actor.userId && !can(actor, 'api_key:manage'))) throw notFound('API key', id);
+        assertIfMatch(ifMatch, toApiKey(row));
         await revokeApiKey(trx, actor.tenant, id);
         await notifyAuthChange(trx, actor.tenant);
       });

@@ -161,6 +161,17 @@ describe('DELETE /api/v1/api-keys/{id}', () => {
     expect(listed.json().data.map((k: { id: string }) => k.id)).not.toContain(created.id);
   });
 
+  it('honours If-Match: a stale ETag is a 412 and the key stays active', async () => {
+    const { admin } = await makeTenant(t);
+    const id = (await admin.post('/api/v1/api-keys', { name: 'k' })).json().data.id;
+    const etag = String((await admin.get(`/api/v1/api-keys/${id}`)).headers.etag);
+    const stale = await admin.delete(`/api/v1/api-keys/${id}`, { 'if-match': '"stale"' });
+    expect(stale.statusCode, stale.body).toBe(412);
+    expect(stale.json().error.code).toBe('PRECONDITION_FAILED');
+    expect((await admin.get(`/api/v1/api-keys/${id}`)).statusCode).toBe(200);
+    expect((await admin.delete(`/api/v1/api-keys/${id}`, { 'if-match': etag })).statusCode).toBe(204);
+  });
+
   it('a user can revoke their own key but not another user’s', async () => {
     const { tenant, admin, adminUserId } = await makeTenant(t);
     const tech = await makeUser(t, tenant, { role: 'Technician' });
