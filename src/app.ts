@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './platform/db/database.ts';
@@ -12,9 +12,11 @@ import { registerOpenApi } from './platform/http/openapi.ts';
 import { registerSecurity } from './platform/http/security.ts';
 import { registerValidators } from './platform/http/validation.ts';
 import { MemoryBucketStore, type BucketStore } from './platform/http/rate-limit/token-bucket.ts';
-import { healthRoutes } from './modules/health/health.routes.ts';
+import { healthRoutes } from './modules/health/index.ts';
 import { countriesRoutes } from './modules/countries/index.ts';
 import { createApiKeysModule } from './modules/api-keys/index.ts';
+import { createClientsModule } from './modules/clients/index.ts';
+import { createContactsModule } from './modules/contacts/index.ts';
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -26,7 +28,8 @@ export interface AppDeps {
   extend?: (app: FastifyInstance) => Promise<void> | void;
 }
 
-export type App = FastifyInstance & { keyCache: KeyCache };
+/** The app plus what tests and tools inspect: the auth cache and every registered route. */
+export type App = FastifyInstance & { keyCache: KeyCache; routeTable: readonly RouteOptions[] };
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -47,6 +50,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const routeTable: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => void routeTable.push(route));
+
   const keyCache = new KeyCache(db);
   const unlisten = await database.listen(AUTH_CHANNEL, (tenant) => (tenant ? keyCache.invalidateTenant(tenant) : keyCache.clear()));
   const buckets = deps.buckets ?? new MemoryBucketStore();
@@ -58,6 +64,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  // JSON only: any other body type is a 415 (areas that need raw bodies add a parser in their own scope).
+  app.removeContentTypeParser('text/plain');
   registerValidators(app);
   registerErrorHandler(app);
   registerNotFound(app);
@@ -70,7 +78,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const v1 = { prefix: '/api/v1' };
   await app.register(countriesRoutes, v1);
   await app.register(createApiKeysModule({ db, keyCache }).routes, v1);
+  await app.register(createClientsModule({ db }).routes, v1);
+  await app.register(createContactsModule({ db }).routes, v1);
   if (deps.extend) await deps.extend(app);
 
-  return Object.assign(app, { keyCache }) as unknown as App;
+  return Object.assign(app, { keyCache, routeTable }) as unknown as App;
 }

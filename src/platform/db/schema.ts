@@ -100,17 +100,22 @@ export interface IdempotencyKeysTable {
   expires_at: Date;
 }
 
+export type ClientType = 'company' | 'individual';
+export type BillingCycle = 'weekly' | 'bi-weekly' | 'monthly' | 'quarterly' | 'semi-annually' | 'annually';
+
 export interface ClientsTable {
   tenant: string;
   client_id: string;
   client_name: string;
-  client_type: 'company' | 'individual';
-  billing_cycle: string;
+  client_type: ClientType;
+  billing_cycle: BillingCycle;
   payment_terms: string | null;
   default_currency_code: string;
+  /** DATE: 'YYYY-MM-DD'. */
   client_since: string | null;
   tax_id_number: string | null;
   notes: string | null;
+  notes_updated_at: Date | null;
   is_inactive: Generated<boolean>;
   merged_into_client_id: string | null;
   merged_at: Date | null;
@@ -132,8 +137,8 @@ export interface ClientLocationsTable {
   country_name: string;
   phone: string | null;
   email: string | null;
-  is_default: boolean;
-  is_active: boolean;
+  is_default: Generated<boolean>;
+  is_active: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -156,7 +161,7 @@ export interface ClientBillingProfilesTable {
   billing_profile_id: string;
   client_id: string;
   name: string;
-  is_default: boolean;
+  is_default: Generated<boolean>;
   is_active: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: Timestamp;
@@ -166,7 +171,7 @@ export interface BillingProfileContactsTable {
   tenant: string;
   billing_profile_id: string;
   contact_id: string;
-  can_view_profile_tickets: boolean;
+  can_view_profile_tickets: Generated<boolean>;
   created_at: CreatedAt;
 }
 

@@ -15,6 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       client_since date,
       tax_id_number text,
       notes text,
+      notes_updated_at timestamptz(3),
       is_inactive boolean not null default false,
       merged_into_client_id uuid,
       merged_at timestamptz(3),
@@ -24,8 +25,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       foreign key (tenant, merged_into_client_id) references clients (tenant, client_id)
     );
     create unique index clients_name_uq on clients (tenant, lower(client_name));
-    create index clients_updated_idx on clients (tenant, updated_at);
-    create index clients_created_idx on clients (tenant, created_at);
+    -- The list's default order, tie-break included, so a page is an index walk rather than a sort.
+    create index clients_name_sort_idx on clients (tenant, lower(client_name), client_id);
+    create index clients_updated_idx on clients (tenant, updated_at, client_id);
+    create index clients_created_idx on clients (tenant, created_at, client_id);
+    create index clients_merged_into_idx on clients (tenant, merged_into_client_id) where merged_into_client_id is not null;
 
     create table client_locations (
       tenant uuid not null,
@@ -67,8 +71,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       primary key (tenant, contact_id),
       foreign key (tenant, client_id) references clients (tenant, client_id)
     );
-    create index contacts_client_idx on contacts (tenant, client_id);
-    create index contacts_updated_idx on contacts (tenant, updated_at);
+    create index contacts_client_idx on contacts (tenant, client_id, lower(full_name), contact_id);
+    create index contacts_name_idx on contacts (tenant, lower(full_name), contact_id);
+    create index contacts_updated_idx on contacts (tenant, updated_at, contact_id);
 
     create table client_billing_profiles (
       tenant uuid not null,

@@ -1,0 +1,67 @@
+import type { Kysely } from 'kysely';
+import type { Actor } from '../../../platform/auth/context.ts';
+import { withTransaction } from '../../../platform/db/executor.ts';
+import type { DB } from '../../../platform/db/schema.ts';
+import { AppError, notFound } from '../../../platform/http/errors.ts';
+import { lockWritableClient, requireVisibleClient } from '../clients.access.ts';
+import { emitClientUpdated } from '../clients.events.ts';
+import { toBillingProfile, toProfileContact } from './billing-profiles.mapper.ts';
+import {
+  contactsOfClient,
+  findBillingProfile,
+  listBillingProfiles,
+  listProfileContacts,
+  replaceProfileContacts,
+  touchBillingProfile,
+} from './billing-profiles.repo.ts';
+import type { BillingProfile, ProfileContact, PutProfileContactsBody } from './billing-profiles.schemas.ts';
+
+export function createBillingProfilesService(deps: { db: Kysely<DB> }) {
+  const { db } = deps;
+
+  return {
+    async list(actor: Actor, clientId: string): Promise<BillingProfile[]> {
+      await requireVisibleClient(db, actor, clientId);
+      return (await listBillingProfiles(db, actor.tenant, clientId)).map(toBillingProfile);
+    },
+
+    async listContacts(actor: Actor, clientId: string, profileId: string): Promise<ProfileContact[]> {
+      await requireVisibleClient(db, actor, clientId);
+      if (!(await findBillingProfile(db, actor.tenant, clientId, profileId))) throw notFound('Billing profile', profileId);
+      return (await listProfileContacts(db, actor.tenant, profileId)).map(toProfileContact);
+    },
+
+    /** Replaces the profile's managing contacts atomically; every contact must belong to the same client. */
+    async replaceContacts(actor: Actor, clientId: string, profileId: string, body: PutProfileContactsBody): Promise<ProfileContact[]> {
+      const seen = new Set<string>();
+      const duplicates = new Set<string>();
+      for (const c of body.contacts) (seen.has(c.contact_id) ? duplicates : seen).add(c.contact_id);
+      if (duplicates.size > 0) {
+        throw new AppError('VALIDATION_ERROR', `body.contacts: each contact may appear once; repeated: ${[...duplicates].join(', ')}`, [
+          { path: 'body.contacts', message: 'contact_id values must be unique', contact_ids: [...duplicates] },
+        ]);
+      }
+      const contacts = body.contacts.map((c) => ({ contact_id: c.contact_id, can_view_profile_tickets: c.can_view_profile_tickets ?? false }));
+
+      return withTransaction(db, async (trx) => {
+        await lockWritableClient(trx, actor, clientId);
+        const profile = await findBillingProfile(trx, actor.tenant, clientId, profileId, true);
+        if (!profile) throw notFound('Billing profile', profileId);
+        const ids = contacts.map((c) => c.contact_id);
+        const own = await contactsOfClient(trx, actor.tenant, clientId, ids);
+        const foreign = ids.filter((id) => !own.has(id));
+        if (foreign.length > 0) {
+          throw new AppError('VALIDATION_ERROR', `body.contacts: not contacts of client '${clientId}': ${foreign.join(', ')}`, [
+            { path: 'body.contacts', message: 'every contact must belong to this client', contact_ids: foreign },
+          ]);
+        }
+        await replaceProfileContacts(trx, actor.tenant, profileId, contacts);
+        await touchBillingProfile(trx, actor.tenant, profileId, new Date());
+        await emitClientUpdated(trx, actor.tenant, clientId, ['billing_profile_contacts'], { billing_profile_id: profileId });
+        return (await listProfileContacts(trx, actor.tenant, profileId)).map(toProfileContact);
+      });
+    },
+  };
+}
+
+export type BillingProfilesService = ReturnType<typeof createBillingProfilesService>;

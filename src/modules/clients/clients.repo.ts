@@ -1,0 +1,189 @@
+import { sql, type Insertable, type Selectable, type SelectQueryBuilder, type Updateable } from 'kysely';
+import type { Executor } from '../../platform/db/executor.ts';
+import type { BillingCycle, ClientType, ClientsTable, DB } from '../../platform/db/schema.ts';
+import type { ClientSortField } from './clients.schemas.ts';
+
+export type ClientRow = Selectable<ClientsTable>;
+
+/** A client row with the contact details of its default location (null when it has none). */
+export interface ClientViewRow extends ClientRow {
+  loc_email: string | null;
+  loc_phone: string | null;
+  loc_address_line1: string | null;
+  loc_address_line2: string | null;
+  loc_city: string | null;
+  loc_state_province: string | null;
+  loc_postal_code: string | null;
+  loc_country_name: string | null;
+}
+
+/** Escapes LIKE wildcards so user input matches literally (backslash is PostgreSQL's default escape). */
+export const likePattern = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const LOCATION_COLUMNS = [
+  'l.email as loc_email',
+  'l.phone as loc_phone',
+  'l.address_line1 as loc_address_line1',
+  'l.address_line2 as loc_address_line2',
+  'l.city as loc_city',
+  'l.state_province as loc_state_province',
+  'l.postal_code as loc_postal_code',
+  'l.country_name as loc_country_name',
+] as const;
+
+/**
+ * clients LEFT JOIN its default location. The default is always active (a CHECK says so) and unique
+ * (a partial unique index), so the join never multiplies rows.
+ */
+function clientView(db: Executor, tenant: string) {
+  return db
+    .selectFrom('clients as c')
+    .leftJoin('client_locations as l', (j) =>
+      j.onRef('l.tenant', '=', 'c.tenant').onRef('l.client_id', '=', 'c.client_id').on('l.is_default', '=', true),
+    )
+    .where('c.tenant', '=', tenant)
+    .selectAll('c')
+    .select(LOCATION_COLUMNS);
+}
+
+export async function findClientView(db: Executor, tenant: string, clientId: string, lock = false): Promise<ClientViewRow | undefined> {
+  let q = clientView(db, tenant).where('c.client_id', '=', clientId);
+  if (lock) q = q.forUpdate('c');
+  return q.executeTakeFirst();
+}
+
+export type RowLock = 'none' | 'share' | 'update';
+
+export async function findClientRow(db: Executor, tenant: string, clientId: string, lock: RowLock = 'none'): Promise<ClientRow | undefined> {
+  let q = db.selectFrom('clients').selectAll().where('tenant', '=', tenant).where('client_id', '=', clientId);
+  if (lock === 'share') q = q.forShare();
+  if (lock === 'update') q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function findClientIdByName(db: Executor, tenant: string, name: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('clients')
+    .select('client_id')
+    .where('tenant', '=', tenant)
+    .where(sql<string>`lower(client_name)`, '=', sql<string>`lower(${name})`)
+    .executeTakeFirst();
+  return row?.client_id;
+}
+
+export async function insertClient(db: Executor, row: Insertable<ClientsTable>): Promise<void> {
+  await db.insertInto('clients').values(row).execute();
+}
+
+export async function updateClient(db: Executor, tenant: string, clientId: string, set: Updateable<ClientsTable>): Promise<void> {
+  await db.updateTable('clients').set(set).where('tenant', '=', tenant).where('client_id', '=', clientId).execute();
+}
+
+export async function deleteClient(db: Executor, tenant: string, clientId: string): Promise<void> {
+  await db.deleteFrom('clients').where('tenant', '=', tenant).where('client_id', '=', clientId).execute();
+}
+
+export interface ClientListFilter {
+  /** Client-portal scope: only this client. */
+  onlyClientId?: string;
+  clientType?: ClientType;
+  billingCycle?: BillingCycle;
+  isInactive?: boolean;
+  isMerged?: boolean;
+  search?: string;
+  updatedSince?: Date;
+  sort: ClientSortField;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+function filteredClients(db: Executor, tenant: string, f: ClientListFilter) {
+  let q = db.selectFrom('clients as c').where('c.tenant', '=', tenant);
+  if (f.onlyClientId !== undefined) q = q.where('c.client_id', '=', f.onlyClientId);
+  if (f.clientType !== undefined) q = q.where('c.client_type', '=', f.clientType);
+  if (f.billingCycle !== undefined) q = q.where('c.billing_cycle', '=', f.billingCycle);
+  if (f.isInactive !== undefined) q = q.where('c.is_inactive', '=', f.isInactive);
+  if (f.isMerged !== undefined) q = q.where('c.merged_into_client_id', f.isMerged ? 'is not' : 'is', null);
+  if (f.updatedSince !== undefined) q = q.where('c.updated_at', '>=', f.updatedSince);
+  if (f.search !== undefined) {
+    const p = likePattern(f.search);
+    q = q.where((eb) =>
+      eb.or([
+        eb('c.client_name', 'ilike', p),
+        eb('c.tax_id_number', 'ilike', p),
+        // Uncorrelated, so PostgreSQL hashes the matching default locations once instead of probing per client.
+        eb(
+          'c.client_id',
+          'in',
+          eb
+            .selectFrom('client_locations as l')
+            .select('l.client_id')
+            .where('l.tenant', '=', tenant)
+            .where('l.is_default', '=', true)
+            .where((lb) => lb.or([lb('l.email', 'ilike', p), lb('l.phone', 'ilike', p), lb('l.city', 'ilike', p)])),
+        ),
+      ]),
+    );
+  }
+  return q;
+}
+
+/** Orders by the requested field, then client_id in the same direction (a total order, so pages never overlap). */
+function ordered<Q extends SelectQueryBuilder<DB & { c: ClientsTable }, 'c', object>>(q: Q, f: ClientListFilter): Q {
+  const dir = f.order;
+  const first =
+    f.sort === 'client_name'
+      ? q.orderBy(sql`lower(c.client_name)`, dir)
+      : f.sort === 'client_since'
+        ? q.orderBy('c.client_since', (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast())
+        : q.orderBy(`c.${f.sort}`, dir);
+  return first.orderBy('c.client_id', dir) as Q;
+}
+
+/**
+ * One page and the total, in two queries. The page is picked from `clients` alone (an index walk for the
+ * name and timestamp sorts) and only its rows are joined to their default location; the count never
+ * touches locations unless the search needs them.
+ */
+export async function listClients(db: Executor, tenant: string, f: ClientListFilter): Promise<{ rows: ClientViewRow[]; total: number }> {
+  const pageOfClients = ordered(filteredClients(db, tenant, f).selectAll('c'), f).limit(f.limit).offset(f.offset);
+  const page = ordered(
+    db
+      .selectFrom(pageOfClients.as('c'))
+      .leftJoin('client_locations as l', (j) =>
+        j.onRef('l.tenant', '=', 'c.tenant').onRef('l.client_id', '=', 'c.client_id').on('l.is_default', '=', true),
+      )
+      .selectAll('c')
+      .select(LOCATION_COLUMNS),
+    f,
+  );
+  const count = filteredClients(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n'));
+  const [rows, n] = await Promise.all([page.execute(), count.executeTakeFirstOrThrow()]);
+  return { rows, total: Number(n.n) };
+}
+
+export interface ClientStatsRow {
+  billing_cycle: BillingCycle;
+  client_type: ClientType;
+  is_inactive: boolean;
+  is_merged: boolean;
+  n: number;
+}
+
+export async function clientStatsRows(db: Executor, tenant: string, onlyClientId?: string): Promise<ClientStatsRow[]> {
+  let q = db
+    .selectFrom('clients')
+    .where('tenant', '=', tenant)
+    .select((eb) => [
+      'billing_cycle',
+      'client_type',
+      'is_inactive',
+      sql<boolean>`merged_into_client_id is not null`.as('is_merged'),
+      eb.fn.countAll<number>().as('n'),
+    ])
+    .groupBy(['billing_cycle', 'client_type', 'is_inactive', sql`merged_into_client_id is not null`]);
+  if (onlyClientId !== undefined) q = q.where('client_id', '=', onlyClientId);
+  const rows = await q.execute();
+  return rows.map((r) => ({ ...r, n: Number(r.n) }));
+}

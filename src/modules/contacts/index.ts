@@ -1,0 +1,10 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../platform/db/schema.ts';
+import { contactsRoutes } from './contacts.routes.ts';
+import { createContactsService } from './contacts.service.ts';
+
+/** Contacts: people at clients (or unattached), and a client's contact list. */
+export function createContactsModule(deps: { db: Kysely<DB> }) {
+  const service = createContactsService(deps);
+  return { service, routes: contactsRoutes(service) };
+}

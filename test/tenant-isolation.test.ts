@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from './harness.ts';
+import { makeTenant, type Api, type TenantFixture } from './factories.ts';
+
+/**
+ * Every by-id route under /api/v1, called by tenant B with tenant A's ids, answers 404 and changes
+ * nothing. Routes are discovered from the app, so a new by-id route without a fixture here fails.
+ */
+let t: TestApp;
+let a: TenantFixture;
+let b: TenantFixture;
+let ids: Record<string, string>;
+
+async function created(res: Awaited<ReturnType<Api['post']>>, field: string): Promise<string> {
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data[field];
+}
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  a = await makeTenant(t);
+  b = await makeTenant(t);
+  const client = await created(await a.admin.post('/api/v1/clients', { client_name: 'Isolated Co', billing_cycle: 'monthly' }), 'client_id');
+  const location = await created(
+    await a.admin.post(`/api/v1/clients/${client}/locations`, { country_code: 'US', country_name: 'United States', address_line1: '1 Main St' }),
+    'location_id',
+  );
+  const profiles = await a.admin.get(`/api/v1/clients/${client}/billing-profiles`);
+  const contact = await created(await a.admin.post('/api/v1/contacts', { full_name: 'Ada Isolated', client_id: client }), 'contact_id');
+  const apiKey = await created(await a.admin.post('/api/v1/api-keys', { name: 'isolated' }), 'id');
+  ids = { client, location, profile: profiles.json().data[0].billing_profile_id, contact, apiKey };
+});
+afterAll(async () => t.close());
+
+/** Which fixture fills a path parameter, by the collection it follows. */
+function paramValue(url: string, name: string): string | undefined {
+  if (name === 'locationId') return ids.location;
+  if (name === 'profileId') return ids.profile;
+  if (name !== 'id') return undefined;
+  const collection = url.split('/')[3];
+  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey }[collection ?? ''];
+}
+
+/** A body that would succeed for tenant A, so a 404 can only come from the tenant boundary. */
+const BODIES: Record<string, unknown> = {
+  'PUT /api/v1/clients/:id': { client_name: 'Hijacked' },
+  'POST /api/v1/clients/:id/locations': { country_code: 'GB', country_name: 'United Kingdom' },
+  'PUT /api/v1/clients/:id/locations/:locationId': { city: 'Elsewhere' },
+  'PUT /api/v1/clients/:id/notes': { notes: 'hijacked' },
+  'PUT /api/v1/clients/:id/billing-profiles/:profileId/contacts': { contacts: [] },
+  'PUT /api/v1/contacts/:id': { full_name: 'Hijacked' },
+};
+
+describe('tenant isolation', () => {
+  it('tenant B gets 404 on every by-id route for tenant A’s records', async () => {
+    const byId = t.app.routeTable.filter((r) => r.url.startsWith('/api/v1/') && r.url.includes(':') && r.method !== 'HEAD');
+    expect(byId.length).toBeGreaterThan(10);
+    const problems: string[] = [];
+    for (const route of byId) {
+      const method = String(route.method);
+      const label = `${method} ${route.url}`;
+      let missing = false;
+      const url = route.url.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+        const v = paramValue(route.url, name);
+        if (!v) missing = true;
+        return v ?? 'x';
+      });
+      if (missing) {
+        problems.push(`${label}: no fixture for its path parameters — add one to this suite`);
+        continue;
+      }
+      const needsBody = method === 'PUT' || method === 'POST';
+      if (needsBody && !(label in BODIES)) {
+        problems.push(`${label}: no request body in BODIES — add one to this suite`);
+        continue;
+      }
+      const res = await b.admin.request({ method: method as 'GET', url, ...(needsBody ? { payload: BODIES[label] as object } : {}) });
+      if (res.statusCode !== 404) problems.push(`${label}: expected 404 for another tenant, got ${res.statusCode} ${res.body.slice(0, 200)}`);
+      else if (res.json().error.code !== 'NOT_FOUND') problems.push(`${label}: 404 without the NOT_FOUND envelope`);
+    }
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('tenant A’s records are untouched afterwards', async () => {
+    const client = await a.admin.get(`/api/v1/clients/${ids.client}`);
+    expect(client.statusCode).toBe(200);
+    expect(client.json().data.client_name).toBe('Isolated Co');
+    expect((await a.admin.get(`/api/v1/contacts/${ids.contact}`)).json().data.full_name).toBe('Ada Isolated');
+    expect((await a.admin.get(`/api/v1/api-keys/${ids.apiKey}`)).statusCode).toBe(200);
+    const locations = await a.admin.get(`/api/v1/clients/${ids.client}/locations`);
+    expect(locations.json().data).toHaveLength(1);
+    expect(locations.json().data[0].city).toBeNull();
+  });
+
+  it('tenant B’s lists never contain tenant A’s records', async () => {
+    for (const url of ['/api/v1/clients', '/api/v1/contacts', '/api/v1/api-keys']) {
+      const res = await b.admin.get(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body).not.toContain(ids.client);
+      expect(res.body).not.toContain(ids.contact);
+      expect(res.body).not.toContain(ids.apiKey);
+    }
+    const stats = await b.admin.get('/api/v1/clients/stats');
+    expect(stats.json().data.total_clients).toBe(0);
+  });
+});
