@@ -24,6 +24,12 @@ describe('API key authentication', () => {
     }
   });
 
+  it('a client-portal user whose account names no client cannot authenticate (never unconfined)', async () => {
+    const { tenant } = await makeTenant(t);
+    const portal = await makeUser(t, tenant, { role: 'Client User', userType: 'client' });
+    expect((await portal.api.get('/api/v1/countries')).statusCode).toBe(401);
+  });
+
   it('an expired key is a 401', async () => {
     const { tenant } = await makeTenant(t);
     const user = await makeUser(t, tenant, { role: 'Viewer', expiresAt: new Date(Date.now() - 1000) });
@@ -75,7 +81,7 @@ describe('API key authentication', () => {
 describe('permissions', () => {
   it('a key without the route’s permission gets 403 naming it', async () => {
     const { tenant } = await makeTenant(t);
-    const user = await makeUser(t, tenant, { role: 'Client User', userType: 'client' });
+    const user = await makeUser(t, tenant, { role: 'Technician' });
     const res = await user.api.get('/api/v1/api-keys?user_id=01890000-0000-7000-8000-000000000000');
     expect(res.statusCode, res.body).toBe(403);
     expect(res.json().error).toMatchObject({ code: 'FORBIDDEN', details: { required: ['api_key:manage'] } });

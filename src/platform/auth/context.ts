@@ -7,7 +7,7 @@ export interface Actor {
   userId: string;
   apiKeyId: string;
   userType: 'internal' | 'client' | 'admin' | 'contractor';
-  /** Set for client-portal users: they see only this client's records. */
+  /** Set for client-portal users (always, for them): they see only this client's records. */
   clientId: string | null;
   /** Effective permissions: the user's role permissions, narrowed by the key's scopes. */
   permissions: ReadonlySet<string>;

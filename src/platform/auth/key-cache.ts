@@ -61,6 +61,8 @@ export class KeyCache {
       .where('k.key_hash', '=', keyHash)
       .where('k.revoked_at', 'is', null)
       .where('u.is_inactive', '=', false)
+      // A client-portal account must name its client: without one it could not be confined to it.
+      .where((eb) => eb.or([eb('u.user_type', '<>', 'client'), eb('u.client_id', 'is not', null)]))
       .executeTakeFirst();
     if (!row) return undefined;
     const scopes = row.scopes && row.scopes.length > 0 ? row.scopes : null;
