@@ -1,0 +1,570 @@
+/**
+ * npm run bench — see bench/README.md.
+ *
+ * Recreates the bench database on PostgreSQL, migrates it, seeds one tenant with 10,000 clients,
+ * starts bench/server.ts in a child process on 127.0.0.1 and measures, with autocannon in this
+ * process, each route for the same duration and connection count:
+ *
+ *   baseline → GET /api/v1/clients/{id} → GET /api/v1/clients?limit=25 → baseline
+ *
+ * The baseline runs first and last so drift shows; every route's ratio is against their average.
+ * Prints a table, writes bench/results/<timestamp>.json and bench/results/latest.json, and exits
+ * non-zero if any request got a non-2xx answer or a connection error (the numbers would be wrong).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { openPostgres, type Database } from '../src/platform/db/database.ts';
+import { withTransaction } from '../src/platform/db/executor.ts';
+import { migrateToLatest } from '../src/platform/db/migrate.ts';
+import { newId } from '../src/platform/ids.ts';
+import { issueApiKey } from '../src/modules/api-keys/index.ts';
+import { createTenant } from '../src/modules/tenants/index.ts';
+import type { ServerMessage } from './server.ts';
+
+// ---------------------------------------------------------------- settings
+
+const CLIENTS = 10_000;
+const SEED_BATCH = 1_000;
+const POOL_SIZE = 10; // the server's pool, shared by the baseline and the API routes
+const TARGET_ROUTE = 'clients.get';
+const TARGET_RATIO = 0.8;
+const HOST = '127.0.0.1'; // benchmark traffic goes to loopback only
+const HUGE_LIMIT = 100_000_000; // the bench key is never rate limited
+
+class BenchError extends Error {}
+
+function intEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new BenchError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+function benchDatabaseUrl(): URL {
+  const raw = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/psa_bench';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new BenchError('BENCH_DATABASE_URL is not a valid URL');
+  }
+  if (!/^postgres(ql)?:$/.test(url.protocol)) throw new BenchError('BENCH_DATABASE_URL must start with postgres:// or postgresql://');
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+    throw new BenchError(`BENCH_DATABASE_URL must point at this machine (127.0.0.1), got host "${url.hostname}"`);
+  }
+  const name = decodeURIComponent(url.pathname.slice(1));
+  // The database is dropped and recreated on every run: refuse anything that is not obviously a bench database.
+  if (!/^[a-z0-9_]*bench[a-z0-9_]*$/i.test(name)) {
+    throw new BenchError(`BENCH_DATABASE_URL database "${name}" is dropped on every run, so its name must contain "bench" (letters, digits, _)`);
+  }
+  return url;
+}
+
+function fromEnv() {
+  const settings = {
+    duration_s: intEnv('BENCH_DURATION', 10, 1, 300),
+    connections: intEnv('BENCH_CONNECTIONS', 10, 1, 256),
+    warmup_s: intEnv('BENCH_WARMUP', 2, 0, 60),
+    clients: CLIENTS,
+    pool_size: POOL_SIZE,
+    log_level: 'warn',
+    pipelining: 1,
+  };
+  const dbUrl = benchDatabaseUrl();
+  const redacted = new URL(dbUrl);
+  if (redacted.password) redacted.password = '***';
+  return { settings, dbUrl, dbName: decodeURIComponent(dbUrl.pathname.slice(1)), redactedDbUrl: redacted.toString() };
+}
+
+let env: ReturnType<typeof fromEnv>;
+try {
+  env = fromEnv();
+} catch (err) {
+  if (!(err instanceof BenchError)) throw err;
+  console.error(`bench: ${err.message}`);
+  process.exit(2);
+}
+const { settings, dbUrl, dbName, redactedDbUrl } = env;
+
+// ---------------------------------------------------------------- lifecycle
+
+let seedDb: Database | undefined;
+let server: ChildProcess | undefined;
+let running: autocannon.Instance | undefined;
+let cleaning: Promise<void> | undefined;
+let interrupted = false;
+
+function stopServer(): Promise<void> {
+  const child = server;
+  server = undefined;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 6_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    running?.stop();
+    await stopServer();
+    await seedDb?.close().catch(() => undefined);
+    seedDb = undefined;
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping the benchmark`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+const log = (message: string) => console.error(message);
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+// ---------------------------------------------------------------- database
+
+async function recreateDatabase(): Promise<void> {
+  const adminUrl = new URL(dbUrl);
+  adminUrl.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  try {
+    const ident = pg.escapeIdentifier(dbName);
+    await admin.query(`drop database if exists ${ident} with (force)`);
+    await admin.query(`create database ${ident}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+interface Seeded {
+  tenant: string;
+  apiKey: string;
+  clientIds: string[];
+}
+
+async function seed(db: Database['db']): Promise<Seeded> {
+  const t = await createTenant(db, { name: 'Bench Co', slug: 'bench', adminEmail: 'bench@example.com' });
+  const key = await withTransaction(db, (trx) =>
+    issueApiKey(trx, t.tenant_id, t.user_id, { name: 'bench', rate_limit: { burst: HUGE_LIMIT, per_minute: HUGE_LIMIT } }),
+  );
+  const tenant = t.tenant_id;
+  const clientIds: string[] = [];
+  for (let start = 0; start < CLIENTS; start += SEED_BATCH) {
+    const batch = Array.from({ length: Math.min(SEED_BATCH, CLIENTS - start) }, (_, i) => ({ n: start + i + 1, client_id: newId() }));
+    await withTransaction(db, async (trx) => {
+      await trx.insertInto('clients').values(batch.map(({ n, client_id }) => ({
+        tenant,
+        client_id,
+        client_name: `Bench Client ${String(n).padStart(5, '0')}`,
+        client_type: 'company' as const,
+        billing_cycle: 'monthly',
+        payment_terms: 'net_30',
+        default_currency_code: 'USD',
+        client_since: '2024-01-01',
+        tax_id_number: null,
+        notes: null,
+        merged_into_client_id: null,
+        merged_at: null,
+      }))).execute();
+      await trx.insertInto('client_locations').values(batch.map(({ n, client_id }) => ({
+        tenant,
+        location_id: newId(),
+        client_id,
+        location_name: 'Head office',
+        address_line1: `${n} Main Street`,
+        address_line2: null,
+        city: 'Springfield',
+        state_province: 'IL',
+        postal_code: '62701',
+        country_code: 'US',
+        country_name: 'United States',
+        phone: `+1 555 ${String(n % 10_000).padStart(4, '0')}`,
+        email: `office@client${n}.example.com`,
+        is_default: true,
+        is_active: true,
+      }))).execute();
+      await trx.insertInto('client_billing_profiles').values(batch.map(({ client_id }) => ({
+        tenant,
+        billing_profile_id: newId(),
+        client_id,
+        name: 'Default',
+        is_default: true,
+        is_active: true,
+      }))).execute();
+    });
+    clientIds.push(...batch.map((b) => b.client_id));
+  }
+  // Leave nothing for autovacuum or a checkpoint to do during the measurements: set hint bits and the
+  // visibility map now, refresh the planner's statistics, and flush. CHECKPOINT needs superuser or
+  // pg_checkpoint, so it is best effort.
+  await sql`vacuum (analyze)`.execute(db);
+  await sql`checkpoint`.execute(db).catch(() => log('bench: CHECKPOINT not permitted for this user; skipped'));
+  return { tenant, apiKey: key.api_key, clientIds };
+}
+
+// ---------------------------------------------------------------- server
+
+async function startServer(tenant: string, maxLifetimeMs: number): Promise<number> {
+  const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    // Server logs (warn and up) go to stderr so stdout stays the results table.
+    stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl.toString(),
+      HOST,
+      PORT: '0',
+      LOG_LEVEL: settings.log_level,
+      PSA_RATE_LIMIT_BURST: String(HUGE_LIMIT),
+      PSA_RATE_LIMIT_PER_MINUTE: String(HUGE_LIMIT),
+      PSA_TRUST_PROXY: 'false',
+      BENCH_TENANT: tenant,
+      BENCH_POOL_SIZE: String(POOL_SIZE),
+      BENCH_MAX_LIFETIME_MS: String(maxLifetimeMs),
+    },
+  });
+  server = child;
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => done(new BenchError('the bench server did not start within 60 s')), 60_000);
+    const onExit = (code: number | null, signal: string | null) => done(new BenchError(`the bench server exited before listening (code ${code}, signal ${signal})`));
+    const onMessage = (m: ServerMessage) => (m.type === 'listening' ? done(undefined, m.port) : done(new BenchError(`the bench server failed: ${m.message}`)));
+    function done(err: Error | undefined, value?: number) {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.off('message', onMessage);
+      if (err) reject(err);
+      else resolve(value!);
+    }
+    child.on('exit', onExit);
+    child.on('message', onMessage);
+  });
+  // Readiness, bounded: 100 tries, 100 ms apart.
+  for (let attempt = 1; attempt <= 100; attempt++) {
+    const res = await fetch(`http://${HOST}:${port}/readyz`).catch(() => undefined);
+    if (res?.ok) return port;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new BenchError('the bench server never answered /readyz with 200');
+}
+
+// ---------------------------------------------------------------- measurement
+
+interface Route {
+  name: string;
+  /** The request as shown in the table; {id} is a random seeded client per request. */
+  label: string;
+  path: () => string;
+  /** Whether the path changes per request (autocannon rebuilds the request only then). */
+  dynamic: boolean;
+  headers: Record<string, string>;
+  /** What a correct 200 body looks like (checked once before measuring). */
+  check: (body: unknown, path: string) => string | undefined;
+}
+
+interface Measurement {
+  route: string;
+  request: string;
+  run: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  latency_avg_ms: number;
+  /** autocannon's own percentiles, whole milliseconds (truncated). */
+  autocannon_latency_ms: { p50: number; p90: number; p99: number; max: number };
+  requests_total: number;
+  duration_s: number;
+  non2xx: number;
+  status_codes: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  warmup: { requests_total: number; non2xx: number; errors: number; status_codes: Record<string, number> } | null;
+  ratio_to_baseline?: number;
+}
+
+function routes(seeded: Seeded): Route[] {
+  const auth = { 'x-api-key': seeded.apiKey };
+  const randomId = () => seeded.clientIds[Math.floor(Math.random() * seeded.clientIds.length)]!;
+  const isObject = (b: unknown): b is Record<string, unknown> => typeof b === 'object' && b !== null;
+  return [
+    {
+      name: 'baseline',
+      label: 'GET /bench/baseline',
+      path: () => '/bench/baseline',
+      dynamic: false,
+      headers: {},
+      check: (b) => (isObject(b) && typeof b.client_id === 'string' ? undefined : 'expected { client_id, client_name }'),
+    },
+    {
+      name: 'clients.get',
+      label: 'GET /api/v1/clients/{id}',
+      path: () => `/api/v1/clients/${randomId()}`,
+      dynamic: true,
+      headers: auth,
+      check: (b, path) => (JSON.stringify(b).includes(path.slice(path.lastIndexOf('/') + 1)) ? undefined : 'the body does not contain the requested client id'),
+    },
+    {
+      name: 'clients.list',
+      label: 'GET /api/v1/clients?limit=25',
+      path: () => '/api/v1/clients?limit=25',
+      dynamic: false,
+      headers: auth,
+      check: (b) => (isObject(b) && Array.isArray(b.data) && b.data.length === 25 ? undefined : 'expected { data: [25 clients] }'),
+    },
+  ];
+}
+
+/** One request per route before any load: a wrong route fails here, with the answer, not as a pile of 404s. */
+async function preflight(port: number, route: Route): Promise<void> {
+  const path = route.path();
+  const res = await fetch(`http://${HOST}:${port}${path}`, { headers: route.headers });
+  const text = await res.text();
+  if (res.status !== 200) {
+    const hint = res.status === 404 && /no route/i.test(text) ? ' (is the route registered in src/app.ts?)' : '';
+    throw new BenchError(`preflight GET ${path} answered ${res.status}${hint}: ${text.slice(0, 300)}`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new BenchError(`preflight GET ${path} did not answer JSON: ${text.slice(0, 300)}`);
+  }
+  const problem = route.check(body, path);
+  if (problem) throw new BenchError(`preflight GET ${path}: ${problem}: ${text.slice(0, 300)}`);
+}
+
+/**
+ * Latency of 2xx responses at 10 µs resolution (autocannon's own histogram keeps whole milliseconds,
+ * too coarse when p50 is 1–2 ms). Fixed memory: one counter per 10 µs up to 10 s, then an overflow bucket.
+ */
+class LatencyRecorder {
+  private static readonly PER_MS = 100;
+  private readonly buckets = new Uint32Array(10_000 * LatencyRecorder.PER_MS + 1);
+  count = 0;
+
+  record(ms: number): void {
+    this.buckets[Math.min(Math.round(ms * LatencyRecorder.PER_MS), this.buckets.length - 1)]! += 1;
+    this.count += 1;
+  }
+
+  percentile(p: number): number {
+    if (this.count === 0) return Number.NaN;
+    const rank = Math.max(1, Math.ceil((p / 100) * this.count));
+    let seen = 0;
+    for (let i = 0; i < this.buckets.length; i++) {
+      seen += this.buckets[i]!;
+      if (seen >= rank) return i / LatencyRecorder.PER_MS;
+    }
+    return (this.buckets.length - 1) / LatencyRecorder.PER_MS;
+  }
+}
+
+function cannon(port: number, route: Route, durationS: number, latency?: LatencyRecorder): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    running = autocannon({
+      url: `http://${HOST}:${port}`,
+      connections: settings.connections,
+      pipelining: settings.pipelining,
+      duration: durationS,
+      timeout: 10,
+      headers: route.headers,
+      requests: [
+        route.dynamic
+          ? { method: 'GET', setupRequest: (req) => Object.assign(req, { path: route.path() }) }
+          : { method: 'GET', path: route.path() },
+      ],
+    }, (err, result) => {
+      running = undefined;
+      if (interrupted) reject(new BenchError('interrupted'));
+      else if (err) reject(err instanceof Error ? err : new Error(String(err)));
+      else resolve(result);
+    });
+    if (latency) {
+      running.on('response', (_client, statusCode, _bytes, responseTime) => {
+        if (statusCode >= 200 && statusCode < 300) latency.record(responseTime);
+      });
+    }
+  });
+}
+
+const statusCodes = (r: autocannon.Result): Record<string, number> =>
+  Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]));
+
+async function measure(port: number, route: Route, run: number): Promise<Measurement> {
+  let warmup: Measurement['warmup'] = null;
+  if (settings.warmup_s > 0) {
+    const w = await cannon(port, route, settings.warmup_s);
+    warmup = { requests_total: w.requests.total, non2xx: w.non2xx, errors: w.errors, status_codes: statusCodes(w) };
+  }
+  const latency = new LatencyRecorder();
+  const r = await cannon(port, route, settings.duration_s, latency);
+  return {
+    route: route.name,
+    request: route.label,
+    run,
+    rps: round(r.requests.average, 1),
+    p50_ms: latency.percentile(50),
+    p99_ms: latency.percentile(99),
+    latency_avg_ms: round(r.latency.average, 2),
+    autocannon_latency_ms: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+    requests_total: r.requests.total,
+    duration_s: r.duration,
+    non2xx: r.non2xx,
+    status_codes: statusCodes(r),
+    errors: r.errors,
+    timeouts: r.timeouts,
+    warmup,
+  };
+}
+
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+// ---------------------------------------------------------------- report
+
+function table(rows: Measurement[]): string {
+  const head = ['route', 'req/s', 'p50 ms', 'p99 ms', '× baseline', 'non-2xx', 'errors'];
+  const body = rows.map((m) => [
+    m.route === 'baseline' ? `${m.request} (run ${m.run})` : m.request,
+    m.rps.toFixed(1),
+    Number.isNaN(m.p50_ms) ? '-' : m.p50_ms.toFixed(2),
+    Number.isNaN(m.p99_ms) ? '-' : m.p99_ms.toFixed(2),
+    m.ratio_to_baseline === undefined ? '-' : `${m.ratio_to_baseline.toFixed(2)}×`,
+    String(m.non2xx + (m.warmup?.non2xx ?? 0)),
+    String(m.errors + (m.warmup?.errors ?? 0)),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const startedAt = new Date();
+  const t0 = performance.now();
+  log(`bench: ${redactedDbUrl}, ${settings.duration_s} s × ${settings.connections} connections per route (warm-up ${settings.warmup_s} s)`);
+
+  await recreateDatabase();
+  seedDb = await openPostgres(dbUrl.toString(), 2);
+  await migrateToLatest(seedDb.db);
+  const tSeed = performance.now();
+  const seeded = await seed(seedDb.db);
+  await seedDb.close();
+  seedDb = undefined;
+  log(`bench: database ${dbName} recreated, migrated and seeded with ${CLIENTS} clients (seed ${seconds(tSeed)})`);
+
+  const all = routes(seeded);
+  const byName = (name: string) => all.find((r) => r.name === name)!;
+  const plan = [byName('baseline'), byName('clients.get'), byName('clients.list'), byName('baseline')];
+  // The server stops by itself well after the plan should be over.
+  const maxLifetimeMs = (plan.length * (settings.warmup_s + settings.duration_s) + 120) * 1000;
+  const port = await startServer(seeded.tenant, maxLifetimeMs);
+  log(`bench: server pid ${server?.pid} listening on http://${HOST}:${port}`);
+
+  for (const route of all) await preflight(port, route);
+
+  const results: Measurement[] = [];
+  const runs = new Map<string, number>();
+  for (const route of plan) {
+    const run = (runs.get(route.name) ?? 0) + 1;
+    runs.set(route.name, run);
+    log(`bench: ${route.label}${route.name === 'baseline' ? ` (run ${run})` : ''} …`);
+    const m = await measure(port, route, run);
+    results.push(m);
+    log(`bench:   ${m.rps.toFixed(1)} req/s, p50 ${m.p50_ms.toFixed(2)} ms, p99 ${m.p99_ms.toFixed(2)} ms, non-2xx ${m.non2xx}, errors ${m.errors}`);
+  }
+  await stopServer();
+
+  const baselines = results.filter((m) => m.route === 'baseline');
+  const baselineRps = baselines.reduce((s, m) => s + m.rps, 0) / baselines.length;
+  const driftPct = round(((baselines.at(-1)!.rps - baselines[0]!.rps) / baselines[0]!.rps) * 100, 1);
+  for (const m of results) m.ratio_to_baseline = round(m.rps / baselineRps, 3);
+  const target = results.find((m) => m.route === TARGET_ROUTE)!;
+
+  const failures = results.flatMap((m) => {
+    const where = `${m.request}${m.route === 'baseline' ? ` (run ${m.run})` : ''}`;
+    const out: string[] = [];
+    const non2xx = m.non2xx + (m.warmup?.non2xx ?? 0);
+    if (non2xx > 0) {
+      out.push(`${where}: ${non2xx} non-2xx responses (status codes measured ${JSON.stringify(m.status_codes)}, warm-up ${JSON.stringify(m.warmup?.status_codes ?? {})})`);
+    }
+    const errors = m.errors + (m.warmup?.errors ?? 0);
+    if (errors > 0) out.push(`${where}: ${errors} connection errors (${m.timeouts} timeouts)`);
+    if (m.requests_total === 0) out.push(`${where}: no requests completed`);
+    return out;
+  });
+  // An invalid run says nothing about the target.
+  const targetMet = failures.length === 0 ? target.ratio_to_baseline! >= TARGET_RATIO : null;
+
+  const report = {
+    started_at: startedAt.toISOString(),
+    finished_at: new Date().toISOString(),
+    ok: failures.length === 0,
+    failures,
+    target: { route: TARGET_ROUTE, min_ratio: TARGET_RATIO, ratio: target.ratio_to_baseline, met: targetMet },
+    baseline: { average_rps: round(baselineRps, 1), first_rps: baselines[0]!.rps, last_rps: baselines.at(-1)!.rps, drift_pct: driftPct },
+    routes: results,
+    settings: { ...settings, database_url: redactedDbUrl, host: HOST, order: plan.map((r) => r.name) },
+    machine: {
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      arch: os.arch(),
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model ?? 'unknown',
+      total_memory_mb: Math.round(os.totalmem() / 2 ** 20),
+    },
+  };
+
+  console.log('');
+  console.log(table(results));
+  console.log('');
+  console.log(`baseline average ${baselineRps.toFixed(1)} req/s (first ${baselines[0]!.rps.toFixed(1)}, last ${baselines.at(-1)!.rps.toFixed(1)}, drift ${driftPct > 0 ? '+' : ''}${driftPct}%)`);
+  if (Math.abs(driftPct) > 10) console.log('WARNING: the baseline drifted more than 10% during the run; the ratios are unreliable (machine busy?)');
+  const verdict = targetMet === null ? 'NOT EVALUATED (invalid run)' : targetMet ? 'MET' : 'NOT MET';
+  console.log(`target: ${target.request} at ≥ ${TARGET_RATIO}× baseline → ${target.ratio_to_baseline!.toFixed(2)}× — ${verdict}`);
+
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const file = `${dir}${startedAt.toISOString().replace(/:/g, '-')}.json`;
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  writeFileSync(file, json);
+  if (report.ok) writeFileSync(`${dir}latest.json`, json);
+  console.log(`results: ${file}${report.ok ? ' (and latest.json)' : ''}  [total ${seconds(t0)}]`);
+
+  if (failures.length > 0) {
+    console.error('\nBENCHMARK FAILED — the measurement is not valid:');
+    for (const f of failures) console.error(`  - ${f}`);
+    return 1;
+  }
+  return 0;
+}
+
+function exit(code: number): void {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), 2_000).unref(); // in case a stray handle keeps the loop alive
+}
+
+main()
+  .then(async (code) => {
+    await cleanup();
+    exit(code);
+  })
+  .catch(async (err: unknown) => {
+    console.error(`\nBENCHMARK FAILED: ${err instanceof BenchError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    await cleanup();
+    exit(1);
+  });
