@@ -1,19 +1,20 @@
 /**
  * The benchmark's server process, started by bench/run.ts (not meant to be run on its own): the real
- * app on PostgreSQL plus one extra public route, GET /bench/baseline, that does a single point SELECT
- * over the same Kysely pool. It listens on a free port on 127.0.0.1, tells the parent the port over
- * IPC, and exits when the parent asks (SIGTERM), when the parent goes away (IPC disconnect), or after
+ * app on PostgreSQL plus two extra public routes over the same Kysely pool: GET /bench/baseline, a
+ * bare point SELECT, and GET /bench/baseline-prepared, the same SELECT as a prepared statement. It
+ * listens on a free port on 127.0.0.1, tells the parent the port over IPC, and exits when the parent asks (SIGTERM), when the parent goes away (IPC disconnect), or after
  * BENCH_MAX_LIFETIME_MS, whichever comes first.
  *
  * Environment (set by run.ts): DATABASE_URL, LOG_LEVEL, BENCH_TENANT, BENCH_POOL_SIZE,
  * BENCH_MAX_LIFETIME_MS, PSA_RATE_LIMIT_BURST / PSA_RATE_LIMIT_PER_MINUTE.
  */
-import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openPostgres, type Database } from '../src/platform/db/database.ts';
+import { sql } from 'kysely';
 import { notFound } from '../src/platform/http/errors.ts';
+import { preparedQuery } from '../src/platform/db/prepared.ts';
 
 /** What the server tells run.ts over IPC. */
 export type ServerMessage = { type: 'listening'; port: number } | { type: 'error'; message: string };
@@ -63,6 +64,12 @@ async function main(): Promise<void> {
   const ids = rows.map((r) => r.client_id);
   if (ids.length === 0) throw new Error(`no clients seeded for tenant ${tenant}`);
 
+  // The second reference uses the API point read's statement machinery (a prepared statement on
+  // PostgreSQL), so its ratio isolates the API stack (auth, validation, join, mapping, serialization).
+  const pointSelect = preparedQuery(['tenant', 'id'], (executor, v) =>
+    executor.selectFrom('clients').select(['client_id', 'client_name']).where('tenant', '=', v.tenant).where('client_id', '=', v.id),
+  );
+
   app = await buildApp({
     config,
     database,
@@ -81,6 +88,20 @@ async function main(): Promise<void> {
           select client_id, client_name from clients where tenant = ${tenant} and client_id = ${id}`.execute(db);
         if (!found[0]) throw notFound('Client', id);
         return found[0];
+      });
+      instance.get('/bench/baseline-prepared', {
+        schema: {
+          operationId: 'benchBaselinePrepared',
+          tags: ['Bench'],
+          summary: 'Second reference: the same point SELECT as a prepared statement (as the API point read runs)',
+          response: { 200: BaselineRow },
+        },
+        config: { public: true },
+      }, async () => {
+        const id = ids[Math.floor(Math.random() * ids.length)]!;
+        const [found] = await pointSelect(db, { tenant, id });
+        if (!found) throw notFound('Client', id);
+        return found;
       });
     },
   });

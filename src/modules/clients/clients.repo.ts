@@ -1,12 +1,13 @@
 import { sql, type Insertable, type Selectable, type SelectQueryBuilder, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
+import { preparedQuery } from '../../platform/db/prepared.ts';
 import type { BillingCycle, ClientType, ClientsTable, DB } from '../../platform/db/schema.ts';
 import type { ClientSortField } from './clients.schemas.ts';
 
 export type ClientRow = Selectable<ClientsTable>;
 
-/** A client row with the contact details of its default location (null when it has none). */
-export interface ClientViewRow extends ClientRow {
+/** A client row (less its notes) with the contact details of its default location (null when it has none). */
+export interface ClientViewRow extends Omit<ClientRow, 'notes' | 'notes_updated_at'> {
   loc_email: string | null;
   loc_phone: string | null;
   loc_address_line1: string | null;
@@ -31,6 +32,13 @@ const LOCATION_COLUMNS = [
   'l.country_name as loc_country_name',
 ] as const;
 
+/** The client columns the API shows (not `notes`: they have their own endpoint and may be large). */
+const CLIENT_COLUMNS = [
+  'c.tenant', 'c.client_id', 'c.client_name', 'c.client_type', 'c.billing_cycle', 'c.payment_terms',
+  'c.default_currency_code', 'c.client_since', 'c.tax_id_number', 'c.is_inactive', 'c.merged_into_client_id',
+  'c.merged_at', 'c.created_at', 'c.updated_at',
+] as const;
+
 /**
  * clients LEFT JOIN its default location. The default is always active (a CHECK says so) and unique
  * (a partial unique index), so the join never multiplies rows.
@@ -42,14 +50,19 @@ function clientView(db: Executor, tenant: string) {
       j.onRef('l.tenant', '=', 'c.tenant').onRef('l.client_id', '=', 'c.client_id').on('l.is_default', '=', true),
     )
     .where('c.tenant', '=', tenant)
-    .selectAll('c')
+    .select(CLIENT_COLUMNS)
     .select(LOCATION_COLUMNS);
 }
 
+// The single-client read is the hottest query of the area: prepared once, in both lock modes.
+const clientViewById = preparedQuery(['tenant', 'clientId'], (db, v) => clientView(db, v.tenant).where('c.client_id', '=', v.clientId));
+const clientViewByIdForUpdate = preparedQuery(['tenant', 'clientId'], (db, v) =>
+  clientView(db, v.tenant).where('c.client_id', '=', v.clientId).forUpdate('c'),
+);
+
 export async function findClientView(db: Executor, tenant: string, clientId: string, lock = false): Promise<ClientViewRow | undefined> {
-  let q = clientView(db, tenant).where('c.client_id', '=', clientId);
-  if (lock) q = q.forUpdate('c');
-  return q.executeTakeFirst();
+  const rows = await (lock ? clientViewByIdForUpdate : clientViewById)(db, { tenant, clientId });
+  return rows[0];
 }
 
 export type RowLock = 'none' | 'share' | 'update';
@@ -147,14 +160,14 @@ function ordered<Q extends SelectQueryBuilder<DB & { c: ClientsTable }, 'c', obj
  * touches locations unless the search needs them.
  */
 export async function listClients(db: Executor, tenant: string, f: ClientListFilter): Promise<{ rows: ClientViewRow[]; total: number }> {
-  const pageOfClients = ordered(filteredClients(db, tenant, f).selectAll('c'), f).limit(f.limit).offset(f.offset);
+  const pageOfClients = ordered(filteredClients(db, tenant, f).select(CLIENT_COLUMNS), f).limit(f.limit).offset(f.offset);
   const page = ordered(
     db
       .selectFrom(pageOfClients.as('c'))
       .leftJoin('client_locations as l', (j) =>
         j.onRef('l.tenant', '=', 'c.tenant').onRef('l.client_id', '=', 'c.client_id').on('l.is_default', '=', true),
       )
-      .selectAll('c')
+      .select(CLIENT_COLUMNS)
       .select(LOCATION_COLUMNS),
     f,
   );

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** `psa_` + 43 base64url characters (32 random bytes). Only the SHA-256 is stored. */
 export const KEY_RE = /^psa_[A-Za-z0-9_-]{43}$/;
@@ -12,4 +12,4 @@ export function generateApiKey(): { plaintext: string; hash: string; prefix: str
  * Keys carry 256 bits of entropy, so a fast hash is the right tool (no salt or stretching needed), and
  * looking the hash up by index is a constant-time comparison in effect: the plaintext is never compared.
  */
-export const hashApiKey = (plaintext: string): string => createHash('sha256').update(plaintext).digest('hex');
+export const hashApiKey = (plaintext: string): string => hash('sha256', plaintext, 'hex');

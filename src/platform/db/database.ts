@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { DB } from './schema.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
+import { PREPARED_TEXTS } from './prepared.ts';
 
 export type Engine = 'pg' | 'pglite';
 
@@ -25,8 +26,26 @@ const INT8_OID = 20;
 pg.types.setTypeParser(DATE_OID, (v) => v);
 pg.types.setTypeParser(INT8_OID, (v) => Number(v));
 
+const statementNames = new Map<string, string>();
+const statementName = (text: string): string => {
+  let name = statementNames.get(text);
+  if (!name) statementNames.set(text, (name = `psa_${statementNames.size + 1}`));
+  return name;
+};
+
+/**
+ * A pg client that runs the texts registered through preparedQuery() as named prepared statements:
+ * each connection parses and plans them once. Everything else runs as usual (unnamed).
+ */
+class PreparingClient extends pg.Client {
+  override query(config: unknown, values?: unknown, callback?: unknown): never {
+    const named = typeof config === 'string' && PREPARED_TEXTS.has(config) ? { name: statementName(config), text: config } : config;
+    return (super.query as (...args: unknown[]) => never)(named, values, callback);
+  }
+}
+
 export async function openPostgres(url: string, poolSize = 10): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: PreparingClient });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries in flight get their own error.
   });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.ts';
 
@@ -6,8 +6,7 @@ import { AppError } from './errors.ts';
  * Strong ETag of a resource's API representation. Computed from the mapped object (not the wire bytes)
  * so a service can recompute it from the current row when checking If-Match.
  */
-export const etagOf = (resource: unknown): string =>
-  `"${createHash('sha1').update(JSON.stringify(resource)).digest('base64url')}"`;
+export const etagOf = (resource: unknown): string => `"${hash('sha1', JSON.stringify(resource), 'base64url')}"`;
 
 const tagsOf = (header: string) => header.split(',').map((t) => t.trim().replace(/^W\//, ''));
 

@@ -1,0 +1,36 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, engine } from '../../../test/harness.ts';
+import type { Database } from './database.ts';
+import { preparedQuery, PREPARED_TEXTS } from './prepared.ts';
+
+let database: Database;
+beforeAll(async () => { database = await createTestDatabase(); });
+afterAll(async () => database.close());
+
+const tenantsBySlug = preparedQuery(['slug', 'name'], (db, v) =>
+  db.selectFrom('tenants').select(['slug', 'name']).where('slug', '=', v.slug).where('name', '<>', v.name).orderBy('slug'),
+);
+
+describe('preparedQuery', () => {
+  it('substitutes the named values on every call', async () => {
+    await database.db.insertInto('tenants').values([
+      { tenant_id: '01890000-0000-7000-8000-0000000000a1', slug: 'prep-a', name: 'A' },
+      { tenant_id: '01890000-0000-7000-8000-0000000000a2', slug: 'prep-b', name: 'B' },
+    ]).execute();
+    expect(await tenantsBySlug(database.db, { slug: 'prep-a', name: 'nobody' })).toEqual([{ slug: 'prep-a', name: 'A' }]);
+    expect(await tenantsBySlug(database.db, { slug: 'prep-b', name: 'nobody' })).toEqual([{ slug: 'prep-b', name: 'B' }]);
+    expect(await tenantsBySlug(database.db, { slug: 'prep-b', name: 'B' })).toEqual([]);
+    expect(PREPARED_TEXTS.size).toBeGreaterThan(0);
+  });
+
+  it(`runs as a named prepared statement on PostgreSQL, and as a plain query on PGlite (${engine})`, async () => {
+    const prepared = await database.db.connection().execute(async (conn) => {
+      await tenantsBySlug(conn, { slug: 'prep-a', name: 'x' });
+      await tenantsBySlug(conn, { slug: 'prep-a', name: 'x' });
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement like '%from "tenants"%'`.execute(conn);
+      return rows[0]!.n;
+    });
+    expect(prepared).toBe(engine === 'pg' ? 1 : 0);
+  });
+});
