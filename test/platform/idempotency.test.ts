@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../harness.ts';
 import { makeTenant, makeUser } from '../factories.ts';
@@ -74,6 +75,18 @@ describe('Idempotency-Key on POST', () => {
     const second = await admin.post('/api/v1/api-keys', { name: 'old' }, headers);
     expect(second.statusCode).toBe(201);
     expect(second.json().data.id).not.toBe(first.json().data.id);
+  });
+
+  it('an in-flight marker left by a request that died is freed after a minute', async () => {
+    const { tenant, admin, adminUserId } = await makeTenant(t);
+    await t.database.db.insertInto('idempotency_keys').values({
+      tenant, owner_id: adminUserId, idem_key: 'orphan', request_hash: 'x', expires_at: new Date(Date.now() + 3_600_000),
+    }).execute();
+    const stuck = await admin.post('/api/v1/api-keys', { name: 'k' }, { 'idempotency-key': 'orphan' });
+    expect(stuck.statusCode, stuck.body).toBe(409);
+    await sql`update idempotency_keys set created_at = now() - interval '2 minutes' where tenant = ${tenant}`.execute(t.database.db);
+    const freed = await admin.post('/api/v1/api-keys', { name: 'k' }, { 'idempotency-key': 'orphan' });
+    expect(freed.statusCode, freed.body).toBe(201);
   });
 
   it('rejects a malformed Idempotency-Key with a 400', async () => {

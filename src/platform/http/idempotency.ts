@@ -1,16 +1,24 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AppError } from './errors.ts';
 
+interface Scope {
+  tenant: string;
+  owner: string;
+  key: string;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency?: { tenant: string; owner: string; key: string };
+    idempotency?: Scope;
   }
 }
 
 const TTL_MS = 24 * 60 * 60 * 1000;
+/** A request still unanswered after this long is taken to have died with its process. */
+const IN_FLIGHT_MS = 60_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['location', 'etag'];
 
@@ -31,16 +39,16 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
     }
     const scope = { tenant: request.actor.tenant, owner: request.actor.userId, key: header };
     const requestHash = hashRequest(request);
-    const where = db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('tenant', '=', scope.tenant)
-      .where('owner_id', '=', scope.owner)
-      .where('idem_key', '=', scope.key);
-
-    await db.deleteFrom('idempotency_keys')
-      .where('tenant', '=', scope.tenant).where('owner_id', '=', scope.owner).where('idem_key', '=', scope.key)
-      .where('expires_at', '<', new Date())
+    // Expired records, and in-flight markers whose request died with its process, free the key.
+    await db
+      .deleteFrom('idempotency_keys')
+      .where(sameKey(scope))
+      .where((eb) =>
+        eb.or([
+          eb('expires_at', '<', new Date()),
+          eb.and([eb('status_code', 'is', null), eb('created_at', '<', new Date(Date.now() - IN_FLIGHT_MS))]),
+        ]),
+      )
       .execute();
     const inserted = await db
       .insertInto('idempotency_keys')
@@ -52,7 +60,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
       request.idempotency = scope;
       return;
     }
-    const existing = await where.executeTakeFirst();
+    const existing = await db.selectFrom('idempotency_keys').selectAll().where(sameKey(scope)).executeTakeFirst();
     if (!existing) throw new AppError('CONFLICT', 'A request with this Idempotency-Key is being replaced; retry it');
     if (existing.request_hash !== requestHash) {
       throw new AppError('CONFLICT', 'This Idempotency-Key was already used for a different request');
@@ -69,9 +77,8 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
     const scope = request.idempotency;
     if (!scope) return payload;
     request.idempotency = undefined;
-    const match = db.updateTable('idempotency_keys').where('tenant', '=', scope.tenant).where('owner_id', '=', scope.owner).where('idem_key', '=', scope.key);
     if (reply.statusCode >= 500) {
-      await db.deleteFrom('idempotency_keys').where('tenant', '=', scope.tenant).where('owner_id', '=', scope.owner).where('idem_key', '=', scope.key).execute();
+      await db.deleteFrom('idempotency_keys').where(sameKey(scope)).execute();
       return payload;
     }
     const headers: Record<string, string> = {};
@@ -79,12 +86,17 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
       const v = reply.getHeader(name);
       if (typeof v === 'string') headers[name] = v;
     }
-    await match
+    await db
+      .updateTable('idempotency_keys')
+      .where(sameKey(scope))
       .set({ status_code: reply.statusCode, response_body: typeof payload === 'string' ? payload : '', response_headers: JSON.stringify(headers) })
       .execute();
     return payload;
   });
 }
+
+const sameKey = (scope: Scope) => (eb: ExpressionBuilder<DB, 'idempotency_keys'>) =>
+  eb.and({ tenant: scope.tenant, owner_id: scope.owner, idem_key: scope.key });
 
 function hashRequest(request: FastifyRequest): string {
   return createHash('sha256')
