@@ -16,6 +16,9 @@ export function translatePgError(err: unknown): AppError | undefined {
     case '23514':
     case '23502':
       return new AppError('VALIDATION_ERROR', 'The value breaks a data rule', constraint ? [{ path: constraint, message: 'constraint failed' }] : undefined);
+    case '22021':
+    case '22P05':
+      return new AppError('BAD_REQUEST', 'Text values must be valid UTF-8 without NUL (\\u0000) characters');
     case '22P02':
     case '22007':
     case '22008':
