@@ -3,4 +3,4 @@
  * users-and-roles area.
  */
 export { insertUser, findUserById, findUserByEmail, assignRole, type UserRow } from './users.repo.ts';
-export { hashPassword, verifyPassword } from './passwords.ts';
+export { hashPassword } from './passwords.ts';

@@ -1,5 +1,4 @@
-import { hash, verify } from '@node-rs/argon2';
+import { hash } from '@node-rs/argon2';
 
 // argon2id with the library's defaults (OWASP-recommended memory and time costs).
 export const hashPassword = (password: string): Promise<string> => hash(password);
-export const verifyPassword = (hashed: string, password: string): Promise<boolean> => verify(hashed, password);

@@ -5,7 +5,6 @@ export const Id = Type.String({ format: 'uuid', description: 'UUID' });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp with milliseconds' });
 export const DateOnly = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 export const Name = Type.String({ minLength: 1, maxLength: 255 });
-export const ShortText = Type.String({ maxLength: 255 });
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Phone = Type.String({ maxLength: 50 });
 export const Markdown = Type.String({ maxLength: 100_000 });
