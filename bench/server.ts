@@ -8,6 +8,7 @@
  * Environment (set by run.ts): DATABASE_URL, LOG_LEVEL, BENCH_TENANT, BENCH_POOL_SIZE,
  * BENCH_MAX_LIFETIME_MS, PSA_RATE_LIMIT_BURST / PSA_RATE_LIMIT_PER_MINUTE.
  */
+import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -56,7 +57,8 @@ async function main(): Promise<void> {
   }, maxLifetimeMs).unref();
 
   // Loopback and an ephemeral port, whatever the inherited environment says.
-  const config = { ...loadConfig(process.env), host: '127.0.0.1', port: 0 };
+  // A throw-away secret key: the benchmark encrypts nothing it must read back later.
+  const config = { ...loadConfig(process.env), host: '127.0.0.1', port: 0, secretKey: randomBytes(32).toString('base64url') };
   database = await openPostgres(url, poolSize);
   const db = database.db;
 

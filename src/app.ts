@@ -12,6 +12,7 @@ import { registerOpenApi } from './platform/http/openapi.ts';
 import { registerSecurity } from './platform/http/security.ts';
 import { registerValidators } from './platform/http/validation.ts';
 import { MemoryBucketStore, type BucketStore } from './platform/http/rate-limit/token-bucket.ts';
+import { resolveSecretKey, SecretBox } from './platform/crypto/secret-box.ts';
 import { healthRoutes } from './modules/health/index.ts';
 import { countriesRoutes } from './modules/countries/index.ts';
 import { createApiKeysModule } from './modules/api-keys/index.ts';
@@ -24,12 +25,14 @@ export interface AppDeps {
   /** Rate-limit store; memory unless the caller passes the Redis one. */
   buckets?: BucketStore;
   logger?: FastifyServerOptions['logger'];
+  /** Encrypts secrets at rest and keys MACs; from resolveSecretKey(config) unless given. */
+  secretBox?: SecretBox;
   /** Registers extra routes after the modules (the benchmark's baseline route). */
   extend?: (app: FastifyInstance) => Promise<void> | void;
 }
 
 /** The app plus what tests and tools inspect: the auth cache and every registered route. */
-export type App = FastifyInstance & { keyCache: KeyCache; routeTable: readonly RouteOptions[] };
+export type App = FastifyInstance & { keyCache: KeyCache; secretBox: SecretBox; routeTable: readonly RouteOptions[] };
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -50,6 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const secretBox = deps.secretBox ?? new SecretBox(resolveSecretKey(config));
   const routeTable: RouteOptions[] = [];
   app.addHook('onRoute', (route) => void routeTable.push(route));
 
@@ -82,5 +86,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(createContactsModule({ db }).routes, v1);
   if (deps.extend) await deps.extend(app);
 
-  return Object.assign(app, { keyCache, routeTable }) as unknown as App;
+  return Object.assign(app, { keyCache, secretBox, routeTable }) as unknown as App;
 }

@@ -17,6 +17,8 @@ export interface Config {
   trustProxy: boolean;
   /** Whether to run the outbox worker inside the api process (always true for PGlite). */
   embeddedWorker: boolean;
+  /** PSA_SECRET_KEY as given (see platform/crypto/secret-box.ts resolveSecretKey). */
+  secretKey: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -53,5 +55,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     },
     trustProxy: env.PSA_TRUST_PROXY === 'true',
     embeddedWorker: !databaseUrl || env.PSA_EMBEDDED_WORKER !== 'false',
+    secretKey: env.PSA_SECRET_KEY || undefined,
   });
 }

@@ -8,6 +8,9 @@ import type { BucketStore } from '../src/platform/http/rate-limit/token-bucket.t
 
 export const engine = process.env.TEST_DATABASE_URL ? 'pg' : 'pglite';
 
+/** A fixed key for tests (never used outside them). */
+export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64url');
+
 /** A fresh migrated database for one test file: a restored PGlite image or a copied PG template. */
 export async function createTestDatabase(): Promise<Database> {
   const pgUrl = process.env.TEST_DATABASE_URL;
@@ -51,7 +54,10 @@ export interface TestAppOptions {
 
 export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const database = opts.database ?? (await createTestDatabase());
-  const config = { ...loadConfig({ PSA_RATE_LIMIT_BURST: '100000', PSA_RATE_LIMIT_PER_MINUTE: '100000', ...opts.env }), ...opts.config };
+  const config = {
+    ...loadConfig({ PSA_RATE_LIMIT_BURST: '100000', PSA_RATE_LIMIT_PER_MINUTE: '100000', PSA_SECRET_KEY: TEST_SECRET_KEY, ...opts.env }),
+    ...opts.config,
+  };
   const app = await buildApp({
     config,
     database,

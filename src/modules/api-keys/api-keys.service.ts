@@ -9,7 +9,7 @@ import { AppError, notFound, validation } from '../../platform/http/errors.ts';
 import { pageOf, paginated } from '../../platform/http/pagination.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { newId } from '../../platform/ids.ts';
-import { findUserById } from '../users/index.ts';
+import { findUserById, recordActivity } from '../users/index.ts';
 import { findActiveApiKey, insertApiKey, listActiveApiKeys, revokeApiKey } from './api-keys.repo.ts';
 import { toApiKey } from './api-keys.mapper.ts';
 import type { CreateApiKeyBody, ListApiKeysQuery } from './api-keys.schemas.ts';
@@ -65,7 +65,9 @@ export function createApiKeysService(deps: { db: Kysely<DB>; keyCache: KeyCache 
         const user = await findUserById(trx, actor.tenant, userId);
         if (!user) throw notFound('User', userId);
         if (user.is_inactive) throw new AppError('UNPROCESSABLE', `User '${userId}' is inactive`);
-        return issueApiKey(trx, actor.tenant, userId, body);
+        const key = await issueApiKey(trx, actor.tenant, userId, body);
+        await recordActivity(trx, { tenant: actor.tenant, user_id: userId, actor_user_id: actor.userId, activity_type: 'api_key_created', details: { api_key_id: key.id, name: key.name } });
+        return key;
       });
     },
 
@@ -95,6 +97,7 @@ export function createApiKeysService(deps: { db: Kysely<DB>; keyCache: KeyCache 
         if (!row || (row.user_id !== actor.userId && !can(actor, 'api_key:manage'))) throw notFound('API key', id);
         assertIfMatch(ifMatch, toApiKey(row));
         await revokeApiKey(trx, actor.tenant, id);
+        await recordActivity(trx, { tenant: actor.tenant, user_id: row.user_id, actor_user_id: actor.userId, activity_type: 'api_key_revoked', details: { api_key_id: id, name: row.name } });
         await notifyAuthChange(trx, actor.tenant);
       });
       keyCache.invalidateTenant(actor.tenant);

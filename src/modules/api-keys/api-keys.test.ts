@@ -21,6 +21,8 @@ describe('POST /api/v1/api-keys', () => {
     const row = await t.database.db.selectFrom('api_keys').selectAll().where('tenant', '=', tenant).where('api_key_id', '=', key.id).executeTakeFirstOrThrow();
     expect(row.key_hash).toBe(hashApiKey(key.api_key));
     expect(JSON.stringify(row)).not.toContain(key.api_key);
+    const activity = await t.database.db.selectFrom('user_activity').select(['activity_type', 'user_id', 'details']).where('tenant', '=', tenant).execute();
+    expect(activity).toEqual([{ activity_type: 'api_key_created', user_id: adminUserId, details: { api_key_id: key.id, name: 'RMM sync' } }]);
     const again = await admin.get(`/api/v1/api-keys/${key.id}`);
     expect(again.json().data.api_key).toBeUndefined();
     expect(again.body).not.toContain(key.api_key);
@@ -153,6 +155,8 @@ describe('DELETE /api/v1/api-keys/{id}', () => {
     expect((await doomed.get('/api/v1/api-keys')).statusCode).toBe(200); // now cached
     const del = await admin.delete(`/api/v1/api-keys/${created.id}`);
     expect(del.statusCode, del.body).toBe(204);
+    const revoked = await t.database.db.selectFrom('user_activity').select('details').where('activity_type', '=', 'api_key_revoked').execute();
+    expect(revoked.map((r) => r.details.api_key_id)).toContain(created.id);
     expect(del.body).toBe('');
     const after = await doomed.get('/api/v1/api-keys');
     expect(after.statusCode).toBe(401);

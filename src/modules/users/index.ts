@@ -4,3 +4,4 @@
  */
 export { insertUser, findUserById, findUserByEmail, assignRole, type UserRow } from './users.repo.ts';
 export { hashPassword } from './passwords.ts';
+export { recordActivity, ACTIVITY_TYPES, type ActivityType, type ActivityInput } from './activity.repo.ts';

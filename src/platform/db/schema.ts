@@ -12,6 +12,13 @@ export interface TenantsTable {
   slug: string;
   name: string;
   plan: Generated<string>;
+  addons: Generated<string[]>;
+  subscription_status: 'active' | 'trialing' | 'past_due' | 'unpaid' | null;
+  trial_end: Date | null;
+  solo_pro_trial_end: Date | null;
+  premium_trial_end: Date | null;
+  premium_trial_confirmed: Generated<boolean>;
+  premium_trial_effective_date: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -28,8 +35,91 @@ export interface UsersTable {
   client_id: string | null;
   contact_id: string | null;
   is_inactive: Generated<boolean>;
+  phone: string | null;
+  timezone: string | null;
+  preferences: ColumnType<Record<string, unknown>, string | undefined, string>;
+  two_factor_enabled: Generated<boolean>;
+  /** TOTP secrets, encrypted with platform/crypto/secret-box. */
+  two_factor_secret_enc: string | null;
+  two_factor_pending_secret_enc: string | null;
+  two_factor_pending_at: Date | null;
+  last_login_at: Date | null;
+  failed_login_count: Generated<number>;
+  locked_until: Date | null;
+  password_changed_at: Date | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+}
+
+export interface UserRecoveryCodesTable {
+  tenant: string;
+  user_id: string;
+  code_hash: string;
+  used_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface UserAvatarsTable {
+  tenant: string;
+  user_id: string;
+  image: Buffer;
+  content_type: string;
+  etag: string;
+  updated_at: Timestamp;
+}
+
+export interface UserActivityTable {
+  tenant: string;
+  activity_id: string;
+  user_id: string;
+  actor_user_id: string | null;
+  activity_type: string;
+  details: ColumnType<Record<string, unknown>, string | undefined, string>;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: CreatedAt;
+}
+
+export interface TeamsTable {
+  tenant: string;
+  team_id: string;
+  team_name: string;
+  description: string | null;
+  manager_id: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface TeamMembersTable {
+  tenant: string;
+  team_id: string;
+  user_id: string;
+  joined_at: CreatedAt;
+}
+
+export interface SessionsTable {
+  tenant: string;
+  session_id: string;
+  user_id: string;
+  token_hash: string;
+  login_method: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: CreatedAt;
+  last_seen_at: Timestamp;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface AuthFlowsTable {
+  state: string;
+  provider: string;
+  nonce: string;
+  code_verifier: string;
+  callback_url: string | null;
+  tenant_slug: string | null;
+  created_at: CreatedAt;
+  expires_at: Date;
 }
 
 export interface RolesTable {
@@ -189,4 +279,11 @@ export interface DB {
   contacts: ContactsTable;
   client_billing_profiles: ClientBillingProfilesTable;
   billing_profile_contacts: BillingProfileContactsTable;
+  user_recovery_codes: UserRecoveryCodesTable;
+  user_avatars: UserAvatarsTable;
+  user_activity: UserActivityTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  sessions: SessionsTable;
+  auth_flows: AuthFlowsTable;
 }
