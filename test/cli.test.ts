@@ -101,6 +101,9 @@ describe(`psa CLI (${engine})`, () => {
     const missing = await psa('tenant', 'create', '--name', 'X');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('--slug is required');
+    const weak = await psa('tenant', 'create', '--name', 'Weak', '--slug', 'weak', '--admin-email', 'a@weak.example', '--admin-password', 'short');
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toContain('admin-password');
     const unknown = await psa('frobnicate');
     expect(unknown.code).toBe(2);
   });

@@ -5,7 +5,7 @@ import { BUILTIN_ROLES } from '../../platform/auth/permissions.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { issueApiKey } from '../api-keys/index.ts';
-import { assignRole, hashPassword, insertUser } from '../users/index.ts';
+import { assignRole, checkPassword, hashPassword, insertUser } from '../users/index.ts';
 
 export interface CreateTenantInput {
   name: string;
@@ -32,7 +32,7 @@ export async function createTenant(db: Kysely<DB>, input: CreateTenantInput): Pr
   if (!SLUG_RE.test(input.slug)) throw new AppError('VALIDATION_ERROR', 'slug must be 1–63 lowercase letters, digits or dashes, starting with a letter or digit');
   if (!input.name.trim() || input.name.length > 255) throw new AppError('VALIDATION_ERROR', 'name must be 1–255 characters');
   if (!EMAIL_RE.test(input.adminEmail)) throw new AppError('VALIDATION_ERROR', 'admin email is not a valid address');
-  if (input.adminPassword !== undefined && input.adminPassword.length < 8) throw new AppError('VALIDATION_ERROR', 'admin password must be at least 8 characters');
+  if (input.adminPassword !== undefined) checkPassword(input.adminPassword, { username: input.adminEmail, email: input.adminEmail }, 'admin-password');
   const passwordHash = input.adminPassword ? await hashPassword(input.adminPassword) : null;
 
   return withTransaction(db, async (trx) => {
