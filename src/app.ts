@@ -7,6 +7,7 @@ import { KeyCache, AUTH_CHANNEL } from './platform/auth/key-cache.ts';
 import { registerAuthHook } from './platform/auth/auth-hook.ts';
 import { registerErrorHandler } from './platform/http/error-handler.ts';
 import { registerIdempotency } from './platform/http/idempotency.ts';
+import { logSerializers } from './platform/http/log-redaction.ts';
 import { registerNotFound } from './platform/http/not-found.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { registerSecurity } from './platform/http/security.ts';
@@ -15,9 +16,15 @@ import { MemoryBucketStore, type BucketStore } from './platform/http/rate-limit/
 import { resolveSecretKey, SecretBox } from './platform/crypto/secret-box.ts';
 import { healthRoutes } from './modules/health/index.ts';
 import { countriesRoutes } from './modules/countries/index.ts';
+import { createAuthModule } from './modules/auth/index.ts';
+import { createTwoFactorModule } from './modules/two-factor/index.ts';
 import { createApiKeysModule } from './modules/api-keys/index.ts';
 import { createClientsModule } from './modules/clients/index.ts';
 import { createContactsModule } from './modules/contacts/index.ts';
+import { createUsersModule } from './modules/users/index.ts';
+import { createRolesModule } from './modules/roles/index.ts';
+import { createTeamsModule } from './modules/teams/index.ts';
+import { createEntitlementsModule } from './modules/entitlements/index.ts';
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -41,7 +48,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
   const db = database.db;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'] },
+    logger: deps.logger ?? { level: config.logLevel, serializers: logSerializers, redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
@@ -76,14 +83,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerSecurity(app, config.corsOrigins);
   await registerOpenApi(app);
   registerAuthHook(app, { db, keyCache, buckets, defaultLimit: config.rateLimit, authFailureLimit: config.authFailureLimit });
-  registerIdempotency(app, db);
+  registerIdempotency(app, db, secretBox);
 
   await app.register(healthRoutes(db));
   const v1 = { prefix: '/api/v1' };
   await app.register(countriesRoutes, v1);
+  await app.register(createTwoFactorModule({ db, secretBox, buckets }).routes, v1);
+  await app.register(createAuthModule({ db, config, secretBox, keyCache, buckets }).routes, { prefix: '/api/auth' });
   await app.register(createApiKeysModule({ db, keyCache }).routes, v1);
   await app.register(createClientsModule({ db }).routes, v1);
   await app.register(createContactsModule({ db }).routes, v1);
+  await app.register(createUsersModule({ db, keyCache }).routes, v1);
+  await app.register(createRolesModule({ db, keyCache }).routes, v1);
+  await app.register(createTeamsModule({ db }).routes, v1);
+  await app.register(createEntitlementsModule({ db }).routes, v1);
   if (deps.extend) await deps.extend(app);
 
   return Object.assign(app, { keyCache, secretBox, routeTable }) as unknown as App;

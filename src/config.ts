@@ -19,6 +19,26 @@ export interface Config {
   embeddedWorker: boolean;
   /** PSA_SECRET_KEY as given (see platform/crypto/secret-box.ts resolveSecretKey). */
   secretKey: string | undefined;
+  /** Sign-in: where browsers reach this service (callback URLs, same-origin redirects). PSA_PUBLIC_URL. */
+  publicUrl: string;
+  /** Sign-in: lifetime of a session created at sign-in. PSA_SESSION_TTL_DAYS (default 30). */
+  sessionTtlMs: number;
+  /** Sign-in: attempts per client IP on the sign-in endpoints (burst, then per minute). */
+  signInLimit: { burst: number; perMinute: number };
+  /** Sign-in: consecutive password failures that lock an account, and for how long. */
+  loginLockout: { maxFailures: number; lockMs: number };
+  /** Sign-in: OpenID Connect providers (PSA_OIDC_PROVIDERS=google plus PSA_OIDC_GOOGLE_*). */
+  oidcProviders: readonly OidcProviderConfig[];
+}
+
+export interface OidcProviderConfig {
+  /** URL-safe id: the path segment of /api/auth/signin/{id} and /api/auth/callback/{id}. */
+  id: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  /** Absent for a public client (PKCE only). */
+  clientSecret: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -29,6 +49,56 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
   return n;
+}
+
+const OIDC_ID_RE = /^[a-z][a-z0-9-]{0,31}$/;
+const RESERVED_PROVIDER_IDS = new Set(['credentials', 'email', 'webauthn']);
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function httpUrl(name: string, raw: string, allowHttp: (u: URL) => boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp(url))) {
+    const need = url.protocol === 'http:' ? 'https:// (http:// only on this machine: localhost, 127.0.0.1, [::1])' : 'an http:// or https:// URL';
+    throw new ConfigError(`${name} must be ${need}, got "${raw}"`);
+  }
+  return url;
+}
+
+/** http://HOST:PORT, with a wildcard listen address (0.0.0.0, ::) read as localhost. */
+function defaultPublicUrl(env: NodeJS.ProcessEnv): string {
+  const host = env.HOST || '127.0.0.1';
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${int(env, 'PORT', 3000, 0)}`;
+}
+
+/** PSA_OIDC_PROVIDERS=google,okta plus PSA_OIDC_<ID>_ISSUER, _CLIENT_ID, _CLIENT_SECRET (optional), _NAME (optional). */
+function oidcProviders(env: NodeJS.ProcessEnv): OidcProviderConfig[] {
+  const ids = (env.PSA_OIDC_PROVIDERS || '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (new Set(ids).size !== ids.length) throw new ConfigError('PSA_OIDC_PROVIDERS lists a provider twice');
+  return ids.map((id) => {
+    if (!OIDC_ID_RE.test(id) || RESERVED_PROVIDER_IDS.has(id)) {
+      throw new ConfigError(`PSA_OIDC_PROVIDERS: "${id}" is not a usable provider id (a-z, 0-9 and dashes, starting with a letter; not ${[...RESERVED_PROVIDER_IDS].join(', ')})`);
+    }
+    const prefix = `PSA_OIDC_${id.toUpperCase().replace(/-/g, '_')}_`;
+    const issuerRaw = env[`${prefix}ISSUER`];
+    const clientId = env[`${prefix}CLIENT_ID`];
+    if (!issuerRaw) throw new ConfigError(`${prefix}ISSUER is required for the OIDC provider "${id}"`);
+    if (!clientId) throw new ConfigError(`${prefix}CLIENT_ID is required for the OIDC provider "${id}"`);
+    // http:// only for an identity provider on this machine (development and tests).
+    const issuer = httpUrl(`${prefix}ISSUER`, issuerRaw, (u) => LOOPBACK_HOSTS.has(u.hostname));
+    return {
+      id,
+      name: env[`${prefix}NAME`] || id.charAt(0).toUpperCase() + id.slice(1),
+      issuer: issuer.href.replace(/\/$/, ''),
+      clientId,
+      clientSecret: env[`${prefix}CLIENT_SECRET`] || undefined,
+    };
+  });
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -56,5 +126,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     trustProxy: env.PSA_TRUST_PROXY === 'true',
     embeddedWorker: !databaseUrl || env.PSA_EMBEDDED_WORKER !== 'false',
     secretKey: env.PSA_SECRET_KEY || undefined,
+    publicUrl: httpUrl('PSA_PUBLIC_URL', env.PSA_PUBLIC_URL || defaultPublicUrl(env), () => true).origin,
+    sessionTtlMs: int(env, 'PSA_SESSION_TTL_DAYS', 30) * 24 * 60 * 60 * 1000,
+    signInLimit: {
+      burst: int(env, 'PSA_SIGNIN_BURST', 20),
+      perMinute: int(env, 'PSA_SIGNIN_PER_MINUTE', 10),
+    },
+    loginLockout: {
+      maxFailures: int(env, 'PSA_LOGIN_MAX_FAILURES', 5),
+      lockMs: int(env, 'PSA_LOGIN_LOCK_MINUTES', 15) * 60 * 1000,
+    },
+    oidcProviders: oidcProviders(env),
   });
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './harness.ts';
-import { makeTenant, type Api, type TenantFixture } from './factories.ts';
+import { makeTenant, makeUser, type Api, type TenantFixture } from './factories.ts';
 
 /**
  * Every by-id route under /api/v1, called by tenant B with tenant A's ids, answers 404 and changes
@@ -28,7 +28,12 @@ beforeAll(async () => {
   const profiles = await a.admin.get(`/api/v1/clients/${client}/billing-profiles`);
   const contact = await created(await a.admin.post('/api/v1/contacts', { full_name: 'Ada Isolated', client_id: client }), 'contact_id');
   const apiKey = await created(await a.admin.post('/api/v1/api-keys', { name: 'isolated' }), 'id');
-  ids = { client, location, profile: profiles.json().data[0].billing_profile_id, contact, apiKey };
+  const user = (await makeUser(t, a.tenant, { role: 'Technician' })).userId;
+  const role = await created(await a.admin.post('/api/v1/roles', { role_name: 'Isolated role', permissions: ['ticket:read'] }), 'role_id');
+  const team = await created(await a.admin.post('/api/v1/teams', { team_name: 'Isolated team', member_ids: [user] }), 'team_id');
+  const roles = await a.admin.get('/api/v1/roles?limit=100');
+  const viewer = roles.json().data.find((r: { role_name: string }) => r.role_name === 'Viewer').role_id;
+  ids = { client, location, profile: profiles.json().data[0].billing_profile_id, contact, apiKey, user, role, team, viewer };
 });
 afterAll(async () => t.close());
 
@@ -36,13 +41,26 @@ afterAll(async () => t.close());
 function paramValue(url: string, name: string): string | undefined {
   if (name === 'locationId') return ids.location;
   if (name === 'profileId') return ids.profile;
+  if (name === 'teamId') return ids.team;
+  if (name === 'userId') return ids.user;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
-  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey }[collection ?? ''];
+  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team }[collection ?? ''];
 }
 
 /** A body that would succeed for tenant A, so a 404 can only come from the tenant boundary. */
-const BODIES: Record<string, unknown> = {
+const BODIES: Record<string, unknown | (() => unknown)> = {
+  'PUT /api/v1/users/:id': { first_name: 'Hijacked' },
+  'PUT /api/v1/users/:id/password': { new_password: 'Hijacked-Password-2026' },
+  'PUT /api/v1/users/:id/preferences': { theme: 'hijacked' },
+  'POST /api/v1/users/:id/avatar': {},
+  'POST /api/v1/users/:id/roles': () => ({ role_ids: [ids.viewer] }),
+  'PUT /api/v1/users/:id/roles': () => ({ role_ids: [ids.viewer] }),
+  'PUT /api/v1/roles/:id': { description: 'Hijacked' },
+  'PUT /api/v1/teams/:id': { team_name: 'Hijacked' },
+  'POST /api/v1/teams/:id/members': () => ({ user_ids: [ids.user] }),
+  'POST /api/v1/users/:id/teams': () => ({ team_id: ids.team }),
+  'POST /api/v1/users/:id/2fa/enable': {},
   'PUT /api/v1/clients/:id': { client_name: 'Hijacked' },
   'POST /api/v1/clients/:id/locations': { country_code: 'GB', country_name: 'United Kingdom' },
   'PUT /api/v1/clients/:id/locations/:locationId': { city: 'Elsewhere' },
@@ -74,7 +92,9 @@ describe('tenant isolation', () => {
         problems.push(`${label}: no request body in BODIES — add one to this suite`);
         continue;
       }
-      const res = await b.admin.request({ method: method as 'GET', url, ...(needsBody ? { payload: BODIES[label] as object } : {}) });
+      const body = BODIES[label];
+      const payload = typeof body === 'function' ? body() : body;
+      const res = await b.admin.request({ method: method as 'GET', url, ...(needsBody ? { payload: payload as object } : {}) });
       if (res.statusCode !== 404) problems.push(`${label}: expected 404 for another tenant, got ${res.statusCode} ${res.body.slice(0, 200)}`);
       else if (res.json().error.code !== 'NOT_FOUND') problems.push(`${label}: 404 without the NOT_FOUND envelope`);
     }
@@ -87,18 +107,24 @@ describe('tenant isolation', () => {
     expect(client.json().data.client_name).toBe('Isolated Co');
     expect((await a.admin.get(`/api/v1/contacts/${ids.contact}`)).json().data.full_name).toBe('Ada Isolated');
     expect((await a.admin.get(`/api/v1/api-keys/${ids.apiKey}`)).statusCode).toBe(200);
+    const user = await a.admin.get(`/api/v1/users/${ids.user}`);
+    expect(user.json().data.first_name).not.toBe('Hijacked');
+    expect(user.json().data.roles.map((r: { role_name: string }) => r.role_name)).toEqual(['Technician']);
+    expect((await a.admin.get(`/api/v1/roles/${ids.role}`)).json().data.description).not.toBe('Hijacked');
+    expect((await a.admin.get(`/api/v1/teams/${ids.team}`)).json().data.team_name).toBe('Isolated team');
     const locations = await a.admin.get(`/api/v1/clients/${ids.client}/locations`);
     expect(locations.json().data).toHaveLength(1);
     expect(locations.json().data[0].city).toBeNull();
   });
 
   it('tenant B’s lists never contain tenant A’s records', async () => {
-    for (const url of ['/api/v1/clients', '/api/v1/contacts', '/api/v1/api-keys']) {
+    for (const url of ['/api/v1/clients', '/api/v1/contacts', '/api/v1/api-keys', '/api/v1/users', '/api/v1/roles', '/api/v1/teams', '/api/v1/user-roles', '/api/v1/users/activity']) {
       const res = await b.admin.get(url);
       expect(res.statusCode, url).toBe(200);
       expect(res.body).not.toContain(ids.client);
       expect(res.body).not.toContain(ids.contact);
       expect(res.body).not.toContain(ids.apiKey);
+      for (const id of [ids.user, ids.role, ids.team]) expect(res.body).not.toContain(id);
     }
     const stats = await b.admin.get('/api/v1/clients/stats');
     expect(stats.json().data.total_clients).toBe(0);

@@ -22,6 +22,9 @@ describe('Idempotency-Key on POST', () => {
     expect(second.headers.location).toBe(first.headers.location);
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(await keysOf(tenant)).toHaveLength(2); // the tenant's initial key + one
+    // The stored response holds a one-time secret (the new key): it must not rest in plaintext.
+    const stored = await t.database.db.selectFrom('idempotency_keys').select('response_body').where('tenant', '=', tenant).executeTakeFirstOrThrow();
+    expect(stored.response_body).not.toContain(first.json().data.api_key);
   });
 
   it('the same key with a different body is a 409', async () => {

@@ -1,5 +1,8 @@
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
+import type { UserActivityTable } from '../../platform/db/schema.ts';
 import { newId } from '../../platform/ids.ts';
+import { portalFilter, type PortalScope } from './users.repo.ts';
 
 /** What the activity log records. Every area that changes a user's security or profile writes one. */
 export const ACTIVITY_TYPES = [
@@ -36,4 +39,43 @@ export async function recordActivity(db: Executor, a: ActivityInput): Promise<vo
       user_agent: a.user_agent?.slice(0, 500) ?? null,
     })
     .execute();
+}
+
+export type ActivityRow = Selectable<UserActivityTable>;
+
+export interface ActivityFilter {
+  /** One user's activity; all users' otherwise. */
+  userId?: string;
+  /** Activity done by this user (as actor, or on themself without one). */
+  actorUserId?: string;
+  /** Client-portal scope: only activity of users the actor may see. */
+  portal?: PortalScope;
+  type?: ActivityType;
+  since?: Date;
+  until?: Date;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+/** Newest first by default: (created_at, activity_id) in the requested direction, a total order. */
+export async function listActivity(db: Executor, tenant: string, f: ActivityFilter): Promise<{ rows: ActivityRow[]; total: number }> {
+  let q = db.selectFrom('user_activity').where('tenant', '=', tenant);
+  if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
+  if (f.actorUserId !== undefined) {
+    const actorId = f.actorUserId;
+    q = q.where((eb) => eb.or([eb('actor_user_id', '=', actorId), eb.and([eb('actor_user_id', 'is', null), eb('user_id', '=', actorId)])]));
+  }
+  if (f.portal !== undefined) {
+    const scope = f.portal;
+    q = q.where('user_id', 'in', (eb) => eb.selectFrom('users as u').select('u.user_id').where('u.tenant', '=', tenant).where(portalFilter(scope)));
+  }
+  if (f.type !== undefined) q = q.where('activity_type', '=', f.type);
+  if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
+  if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+  const [rows, n] = await Promise.all([
+    q.selectAll().orderBy('created_at', f.order).orderBy('activity_id', f.order).limit(f.limit).offset(f.offset).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(n.n) };
 }

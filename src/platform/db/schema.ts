@@ -43,6 +43,8 @@ export interface UsersTable {
   two_factor_secret_enc: string | null;
   two_factor_pending_secret_enc: string | null;
   two_factor_pending_at: Date | null;
+  /** TOTP time step last accepted (replay protection). */
+  two_factor_last_step: number | null;
   last_login_at: Date | null;
   failed_login_count: Generated<number>;
   locked_until: Date | null;

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AppError } from './errors.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 
 interface Scope {
   tenant: string;
@@ -28,7 +29,7 @@ const REPLAYED_HEADERS = ['location', 'etag'];
  * status marks a request in flight, so a concurrent repeat gets a 409 instead of a second execution.
  * 5xx responses are not kept: the caller may retry them.
  */
-export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void {
+export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, secretBox: SecretBox): void {
   app.decorateRequest('idempotency', undefined);
 
   app.addHook('preHandler', async (request, reply) => {
@@ -70,7 +71,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
     }
     reply.code(existing.status_code).headers({ ...(existing.response_headers ?? {}), 'Idempotent-Replayed': 'true' });
     reply.type('application/json; charset=utf-8');
-    return reply.send(existing.response_body ?? '');
+    return reply.send(existing.response_body ? secretBox.decrypt(existing.response_body) : '');
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -89,7 +90,8 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
     await db
       .updateTable('idempotency_keys')
       .where(sameKey(scope))
-      .set({ status_code: reply.statusCode, response_body: typeof payload === 'string' ? payload : '', response_headers: JSON.stringify(headers) })
+      // Encrypted: a first response may carry a one-time secret (a new API key, TOTP enrolment).
+      .set({ status_code: reply.statusCode, response_body: secretBox.encrypt(typeof payload === 'string' ? payload : ''), response_headers: JSON.stringify(headers) })
       .execute();
     return payload;
   });

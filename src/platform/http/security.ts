@@ -3,7 +3,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
 
 const EXPOSED = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Idempotent-Replayed'];
-const ALLOWED = ['Content-Type', 'X-API-Key', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'];
+const ALLOWED = ['Content-Type', 'Authorization', 'X-API-Key', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'];
 
 /**
  * CORS answers only origins on the configured allowlist (never a reflected wildcard) and never with

@@ -15,11 +15,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       add column two_factor_secret_enc text,
       add column two_factor_pending_secret_enc text,
       add column two_factor_pending_at timestamptz(3),
+      -- The TOTP time step last accepted, so a code cannot be replayed within its window.
+      add column two_factor_last_step integer,
       add column last_login_at timestamptz(3),
       add column failed_login_count integer not null default 0,
       add column locked_until timestamptz(3),
       add column password_changed_at timestamptz(3);
     create index users_updated_idx on users (tenant, updated_at, user_id);
+    -- Sign-in looks an email or username up across tenants (the tenant is not known yet).
+    create index users_login_email_idx on users (lower(email));
+    create index users_login_username_idx on users (lower(username));
 
     create table user_recovery_codes (
       tenant uuid not null,
@@ -69,6 +74,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       foreign key (tenant, manager_id) references users (tenant, user_id)
     );
     create unique index teams_name_uq on teams (tenant, lower(team_name));
+    -- Role names are unique regardless of case ('admin' may not sit beside the built-in 'Admin').
+    create unique index roles_name_ci_uq on roles (tenant, lower(role_name));
 
     create table team_members (
       tenant uuid not null,
