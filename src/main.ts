@@ -6,6 +6,7 @@ import { migrateToLatest } from './platform/db/migrate.ts';
 import { startWorker, type Worker } from './platform/events/worker.ts';
 import { createTenant } from './modules/tenants/index.ts';
 import { eventConsumers } from './event-consumers.ts';
+import { backgroundTasks } from './background-tasks.ts';
 import { startServer } from './server.ts';
 import { fail } from './process-errors.ts';
 
@@ -27,7 +28,9 @@ async function main(): Promise<void> {
 
   const app = await startServer(config, database);
   let worker: Worker | undefined;
-  if (config.embeddedWorker) worker = await startWorker({ database, consumers: eventConsumers(database), log: app.log });
+  if (config.embeddedWorker) {
+    worker = await startWorker({ database, consumers: eventConsumers(database), tasks: backgroundTasks(database), log: app.log });
+  }
 
   const { address, port, family } = app.server.address() as AddressInfo;
   const base = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;

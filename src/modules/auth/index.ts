@@ -15,6 +15,20 @@ import { createLimiter } from './rate-limit.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { createSessions } from './sessions.service.ts';
 import { signInRoutes } from './signin.routes.ts';
+import { purgeEndedSessions } from './sessions.repo.ts';
+import { purgeExpiredAuthFlows } from './oidc.repo.ts';
+
+/** Worker housekeeping: ended sessions (after 30 days) and abandoned identity-provider sign-ins. */
+export function authMaintenance(db: Kysely<DB>) {
+  return {
+    name: 'auth-expiry',
+    everyMs: 10 * 60_000,
+    run: async () => {
+      await purgeEndedSessions(db, 30 * 24 * 60 * 60_000);
+      await purgeExpiredAuthFlows(db);
+    },
+  };
+}
 
 export interface AuthModuleDeps {
   db: Kysely<DB>;

@@ -63,3 +63,9 @@ export async function revokeSessionByHash(db: Executor, tokenHash: string) {
     .returning(['tenant', 'session_id', 'user_id', 'login_method'])
     .executeTakeFirst();
 }
+
+/** Deletes sessions that expired or were revoked more than `graceMs` ago (kept that long for audit). */
+export async function purgeEndedSessions(db: Executor, graceMs: number): Promise<void> {
+  const before = new Date(Date.now() - graceMs);
+  await db.deleteFrom('sessions').where((eb) => eb.or([eb('expires_at', '<', before), eb('revoked_at', '<', before)])).execute();
+}

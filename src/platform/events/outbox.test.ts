@@ -142,4 +142,27 @@ describe('worker loop', () => {
       await worker.stop();
     }
   });
+
+  it('runs periodic tasks when due and keeps going when one fails', async () => {
+    const runs: string[] = [];
+    const errors: string[] = [];
+    const worker = await startWorker({
+      database: t.database,
+      consumers: [],
+      log: { info: () => undefined, error: (obj) => void errors.push((obj as { task: string }).task) },
+      pollMs: 20,
+      tasks: [
+        { name: 'often', everyMs: 30, run: async () => void runs.push('often') },
+        { name: 'rarely', everyMs: 60_000, run: async () => void runs.push('rarely') },
+        { name: 'broken', everyMs: 60_000, run: async () => { throw new Error('boom'); } },
+      ],
+    });
+    try {
+      await expect.poll(() => runs.filter((r) => r === 'often').length, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
+      expect(runs.filter((r) => r === 'rarely')).toEqual(['rarely']);
+      expect(errors).toEqual(['broken']);
+    } finally {
+      await worker.stop();
+    }
+  });
 });

@@ -11,12 +11,39 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
+/** Housekeeping the worker runs between outbox passes (expiry sweeps, retention). */
+export interface PeriodicTask {
+  name: string;
+  everyMs: number;
+  run(): Promise<void>;
+}
+
 const DONE_RETENTION_MS = 7 * 24 * 60 * 60_000;
 const MAINTENANCE_EVERY_MS = 10 * 60_000;
 
+function platformTasks(database: Database): PeriodicTask[] {
+  return [
+    {
+      name: 'outbox-retention',
+      everyMs: MAINTENANCE_EVERY_MS,
+      run: async () => {
+        await database.db.deleteFrom('events').where('status', '=', 'done').where('processed_at', '<', new Date(Date.now() - DONE_RETENTION_MS)).execute();
+      },
+    },
+    {
+      name: 'idempotency-expiry',
+      everyMs: MAINTENANCE_EVERY_MS,
+      run: async () => {
+        await database.db.deleteFrom('idempotency_keys').where('expires_at', '<', new Date()).execute();
+      },
+    },
+  ];
+}
+
 /**
  * The background loop: drains the outbox, sleeping between empty passes until a NOTIFY from emit()
- * or the poll interval wakes it, and prunes finished events and expired idempotency records.
+ * or the poll interval wakes it, and runs periodic tasks when due (the platform's retention plus the
+ * areas' own, from src/background-tasks.ts). A failing task is logged and retried at its next turn.
  */
 export async function startWorker(opts: {
   database: Database;
@@ -24,6 +51,7 @@ export async function startWorker(opts: {
   log: WorkerLog;
   pollMs?: number;
   relay?: RelayOptions;
+  tasks?: readonly PeriodicTask[];
 }): Promise<Worker> {
   const { database, log } = opts;
   const relay = new OutboxRelay(database.db, opts.consumers, log, opts.relay);
@@ -31,14 +59,18 @@ export async function startWorker(opts: {
   let running = true;
   let wake: (() => void) | undefined;
   const unlisten = await database.listen(EVENTS_CHANNEL, () => wake?.());
-  let lastMaintenance = 0;
+  const tasks = [...platformTasks(database), ...(opts.tasks ?? [])].map((task) => ({ task, lastRun: 0 }));
 
   const maintain = async () => {
-    const now = Date.now();
-    if (now - lastMaintenance < MAINTENANCE_EVERY_MS) return;
-    lastMaintenance = now;
-    await database.db.deleteFrom('events').where('status', '=', 'done').where('processed_at', '<', new Date(now - DONE_RETENTION_MS)).execute();
-    await database.db.deleteFrom('idempotency_keys').where('expires_at', '<', new Date(now)).execute();
+    for (const entry of tasks) {
+      if (!running || Date.now() - entry.lastRun < entry.task.everyMs) continue;
+      entry.lastRun = Date.now();
+      try {
+        await entry.task.run();
+      } catch (err) {
+        log.error({ err, task: entry.task.name }, 'periodic task failed');
+      }
+    }
   };
 
   const loop = (async () => {
