@@ -25,6 +25,7 @@ import { createUsersModule } from './modules/users/index.ts';
 import { createRolesModule } from './modules/roles/index.ts';
 import { createTeamsModule } from './modules/teams/index.ts';
 import { createEntitlementsModule } from './modules/entitlements/index.ts';
+import { createStorageModule } from './modules/storage/index.ts';
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -97,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(createRolesModule({ db, keyCache }).routes, v1);
   await app.register(createTeamsModule({ db }).routes, v1);
   await app.register(createEntitlementsModule({ db }).routes, v1);
+  await app.register(createStorageModule({ db }).routes, v1);
   if (deps.extend) await deps.extend(app);
 
   return Object.assign(app, { keyCache, secretBox, routeTable }) as unknown as App;

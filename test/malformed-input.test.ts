@@ -14,6 +14,11 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
+/** Bad values per path parameter: ids must be UUIDs; storage namespaces and keys have their own rules. */
+const BAD_PARAMS: Record<string, string[]> = {
+  namespace: ['Bad!', '.starts-with-dot', 'x'.repeat(65), '%00', 'UPPER'],
+  key: ['a%2Fb', 'x'.repeat(300), '%00'],
+};
 const BAD_IDS = ['not-a-uuid', '00000000-0000-0000-0000-00000000000g', '%E0%A4%A', '..%2F..%2Fetc', "1'--", '%00', 'x'.repeat(300)];
 const BAD_QUERIES = ['?search=%00', '?limit=1&limit=2', '?page=-1', '?limit=1e3', '?sort[]=x', '?updated_since=2026-13-45T99:00:00Z', '?search=%', `?search=${'%25'.repeat(100)}`, '?__proto__[x]=1', '?constructor=1'];
 const BAD_BODIES: (string | undefined)[] = ['', 'null', '"text"', '42', '[]', '{', '{"a":}', '{"client_name":null}', '{"__proto__":{"x":1}}', JSON.stringify({ deep: JSON.parse('['.repeat(50) + ']'.repeat(50)) }), JSON.stringify({ client_name: 'x'.repeat(5000), billing_cycle: 'monthly' }), '{"billing_cycle":"monthly","client_name":"\\u0000nul"}'];
@@ -37,8 +42,9 @@ describe('malformed input never causes a 500', () => {
   it('malformed path ids', async () => {
     const bad: string[] = [];
     for (const r of t.app.routeTable.filter((x) => x.url.includes(':') && x.url.startsWith('/api/v1/') && x.method !== 'HEAD')) {
-      for (const id of BAD_IDS) {
-        const url = r.url.replace(/:([A-Za-z]+)/g, id);
+      const names = [...r.url.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
+      for (const name of names) for (const id of BAD_PARAMS[name] ?? BAD_IDS) {
+        const url = r.url.replace(/:([A-Za-z]+)/g, (_, n: string) => (n === name ? id : n === 'namespace' ? 'ns' : n === 'key' ? 'k' : '01890000-0000-7000-8000-000000000001'));
         const res = await tenant.admin.request({ method: String(r.method) as 'GET', url, payload: ['POST', 'PUT'].includes(String(r.method)) ? {} : undefined });
         if (res.statusCode >= 500 || res.statusCode < 400) bad.push(`${r.method} ${url} → ${res.statusCode} ${res.body.slice(0, 120)}`);
       }

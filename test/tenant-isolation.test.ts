@@ -33,7 +33,9 @@ beforeAll(async () => {
   const team = await created(await a.admin.post('/api/v1/teams', { team_name: 'Isolated team', member_ids: [user] }), 'team_id');
   const roles = await a.admin.get('/api/v1/roles?limit=100');
   const viewer = roles.json().data.find((r: { role_name: string }) => r.role_name === 'Viewer').role_id;
-  ids = { client, location, profile: profiles.json().data[0].billing_profile_id, contact, apiKey, user, role, team, viewer };
+  const stored = await a.admin.put('/api/v1/storage/namespaces/iso/records/k', { value: 'tenant A' });
+  expect(stored.statusCode, stored.body).toBe(201);
+  ids = { namespace: 'iso', key: 'k', client, location, profile: profiles.json().data[0].billing_profile_id, contact, apiKey, user, role, team, viewer };
 });
 afterAll(async () => t.close());
 
@@ -42,11 +44,24 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'locationId') return ids.location;
   if (name === 'profileId') return ids.profile;
   if (name === 'teamId') return ids.team;
+  if (name === 'namespace') return ids.namespace;
+  if (name === 'key') return ids.key;
   if (name === 'userId') return ids.user;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
   return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team }[collection ?? ''];
 }
+
+/**
+ * Storage names belong to the caller's own tenant: these routes address tenant B's namespace when B
+ * calls them (a write creates B's own record, a list shows B's own), so a 404 is not the answer.
+ * The last test checks that they never reach tenant A's record.
+ */
+const CALLER_SCOPED = new Set([
+  'GET /api/v1/storage/namespaces/:namespace/records',
+  'POST /api/v1/storage/namespaces/:namespace/records',
+  'PUT /api/v1/storage/namespaces/:namespace/records/:key',
+]);
 
 /** A body that would succeed for tenant A, so a 404 can only come from the tenant boundary. */
 const BODIES: Record<string, unknown | (() => unknown)> = {
@@ -71,7 +86,9 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
 
 describe('tenant isolation', () => {
   it('tenant B gets 404 on every by-id route for tenant A’s records', async () => {
-    const byId = t.app.routeTable.filter((r) => r.url.startsWith('/api/v1/') && r.url.includes(':') && r.method !== 'HEAD');
+    const byId = t.app.routeTable.filter(
+      (r) => r.url.startsWith('/api/v1/') && r.url.includes(':') && r.method !== 'HEAD' && !CALLER_SCOPED.has(`${String(r.method)} ${r.url}`),
+    );
     expect(byId.length).toBeGreaterThan(10);
     const problems: string[] = [];
     for (const route of byId) {
@@ -128,5 +145,17 @@ describe('tenant isolation', () => {
     }
     const stats = await b.admin.get('/api/v1/clients/stats');
     expect(stats.json().data.total_clients).toBe(0);
+  });
+
+  it('storage writes and lists by tenant B stay in tenant B', async () => {
+    const url = `/api/v1/storage/namespaces/${ids.namespace}/records`;
+    expect((await b.admin.get(url)).json().data.items).toEqual([]);
+    const conditional = await b.admin.put(`${url}/${ids.key}`, { value: 'B', ifRevision: 1 });
+    expect(conditional.statusCode).toBe(409);
+    expect(conditional.json().error.details.current_revision).toBeNull();
+    expect((await b.admin.put(`${url}/${ids.key}`, { value: 'B' })).statusCode).toBe(201);
+    expect((await b.admin.post(url, { items: [{ key: ids.key, value: 'B2' }] })).statusCode).toBe(200);
+    const mine = await a.admin.get(`${url}/${ids.key}`);
+    expect(mine.json().data).toMatchObject({ value: 'tenant A', revision: 1 });
   });
 });

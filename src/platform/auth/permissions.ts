@@ -24,7 +24,7 @@ export const RESOURCES: Record<string, readonly string[]> = {
   team: CRUD,
   automation: CRUD,
   ledger: CRUD,
-  storage: CRUD,
+  storage: ['read', 'write'],
   webhook: CRUD,
   inbound_webhook: CRUD,
   settings: ['read', 'update'],
@@ -57,7 +57,8 @@ export const BUILTIN_ROLES: readonly BuiltinRole[] = [
     description: 'Runs the service desk, projects and sales; no user or role administration',
     is_client_portal: false,
     permissions: [
-      ...all(['client', 'contact', 'asset', 'project', 'project_task', 'ticket', 'opportunity', 'kb_article', 'document', 'time_entry', 'team', 'automation', 'contract', 'product', 'storage', 'webhook', 'inbound_webhook']),
+      ...all(['client', 'contact', 'asset', 'project', 'project_task', 'ticket', 'opportunity', 'kb_article', 'document', 'time_entry', 'team', 'automation', 'contract', 'product', 'webhook', 'inbound_webhook']),
+      ...all(['storage'], ['read', 'write']),
       ...all(['invoice', 'billing', 'ledger', 'user', 'role', 'settings'], ['read']),
       ...OWN_KEYS,
     ],

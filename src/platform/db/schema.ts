@@ -267,6 +267,34 @@ export interface BillingProfileContactsTable {
   created_at: CreatedAt;
 }
 
+export interface StorageRecordsTable {
+  tenant: string;
+  namespace: string;
+  key: string;
+  /** Serialized JSON text (any JSON value, null included). */
+  value: string;
+  /** Serialized JSON object, or null. */
+  metadata: string | null;
+  revision: number;
+  size_bytes: number;
+  ttl_expires_at: Date | null;
+  created_at: ColumnType<Date, Date | string, Date | string>;
+  updated_at: Timestamp;
+}
+
+export interface StorageUsageTable {
+  tenant: string;
+  namespace: string;
+  key_count: Generated<number>;
+  bytes: ColumnType<number | string | bigint, number | undefined, number>;
+}
+
+export interface StorageTenantUsageTable {
+  tenant: string;
+  namespace_count: Generated<number>;
+  bytes: ColumnType<number | string | bigint, number | undefined, number>;
+}
+
 export interface DB {
   tenants: TenantsTable;
   users: UsersTable;
@@ -288,4 +316,7 @@ export interface DB {
   team_members: TeamMembersTable;
   sessions: SessionsTable;
   auth_flows: AuthFlowsTable;
+  storage_records: StorageRecordsTable;
+  storage_usage: StorageUsageTable;
+  storage_tenant_usage: StorageTenantUsageTable;
 }

@@ -1,0 +1,13 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../platform/db/schema.ts';
+import { createStorageService } from './storage.service.ts';
+import { storageRoutes } from './storage.routes.ts';
+import type { StorageLimits } from './storage.limits.ts';
+
+export { purgeExpiredStorage, storageMaintenance } from './storage.maintenance.ts';
+export { DEFAULT_STORAGE_LIMITS, type StorageLimits } from './storage.limits.ts';
+
+export function createStorageModule(deps: { db: Kysely<DB>; limits?: Partial<StorageLimits>; now?: () => Date }) {
+  const service = createStorageService(deps);
+  return { service, routes: storageRoutes(service) };
+}
