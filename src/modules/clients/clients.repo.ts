@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type SelectQueryBuilder, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { preparedQuery } from '../../platform/db/prepared.ts';
+import { likePattern } from '../../platform/db/like.ts';
 import type { BillingCycle, ClientType, ClientsTable, DB } from '../../platform/db/schema.ts';
 import type { ClientSortField } from './clients.schemas.ts';
 
@@ -18,8 +19,6 @@ export interface ClientViewRow extends Omit<ClientRow, 'notes' | 'notes_updated_
   loc_country_name: string | null;
 }
 
-/** Escapes LIKE wildcards so user input matches literally (backslash is PostgreSQL's default escape). */
-export const likePattern = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 const LOCATION_COLUMNS = [
   'l.email as loc_email',

@@ -5,6 +5,7 @@ import { withTransaction } from '../../platform/db/executor.ts';
 import type { ClientsTable, DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { conflict, notFound, unprocessable, validation } from '../../platform/http/errors.ts';
+import { optionalText, requiredText } from '../../platform/http/text.ts';
 import { pageOf, paginated } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import { assertNotMerged, canSeeClient, portalClientId } from './clients.access.ts';
@@ -35,11 +36,6 @@ import { findDefaultLocation, updateLocation } from './locations/locations.repo.
 import { addLocation, normalizeLocationFields } from './locations/locations.rules.ts';
 import type { LocationCreateBody } from './locations/locations.schemas.ts';
 
-function clientName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed === '') throw validation('body.client_name', 'must not be blank');
-  return trimmed;
-}
 
 function currencyCode(code: string): string {
   const upper = code.toUpperCase();
@@ -47,9 +43,6 @@ function currencyCode(code: string): string {
   return upper;
 }
 
-/** Optional free text: trimmed, and blank means none. */
-const optionalText = (s: string | null | undefined): string | null | undefined =>
-  s === undefined ? undefined : s === null || s.trim() === '' ? null : s.trim();
 
 /** email and phone_no of a new client live on its default location, so they need one. */
 function initialLocation(body: CreateClientBody): LocationCreateBody | undefined {
@@ -84,7 +77,7 @@ async function assertNameFree(trx: Transaction<DB>, tenant: string, name: string
 /** The body's client columns, normalised (email and phone_no live on the default location, so apart). */
 function clientUpdate(body: UpdateClientBody): Updateable<ClientsTable> {
   return {
-    client_name: body.client_name === undefined ? undefined : clientName(body.client_name),
+    client_name: body.client_name === undefined ? undefined : requiredText(body.client_name, 'body.client_name'),
     client_type: body.client_type,
     billing_cycle: body.billing_cycle,
     default_currency_code: body.default_currency_code === undefined ? undefined : currencyCode(body.default_currency_code),
@@ -161,7 +154,7 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
 
     /** Creates the client, its default location (when given) and its default billing profile together. */
     async create(actor: Actor, body: CreateClientBody): Promise<Client> {
-      const name = clientName(body.client_name);
+      const name = requiredText(body.client_name, 'body.client_name');
       const currency = currencyCode(body.default_currency_code ?? 'USD');
       const location = initialLocation(body);
       return withTransaction(db, async (trx) => {

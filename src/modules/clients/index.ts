@@ -18,7 +18,7 @@ export {
   portalClientId,
   requireVisibleClient,
 } from './clients.access.ts';
-export { findClientRow, likePattern, type ClientRow } from './clients.repo.ts';
+export { findClientRow, type ClientRow } from './clients.repo.ts';
 export { CLIENT_DEPENDENTS } from './clients.dependents.ts';
 export { removeContactFromBillingProfiles } from './billing-profiles/billing-profiles.repo.ts';
 

@@ -4,6 +4,7 @@ import { withTransaction } from '../../platform/db/executor.ts';
 import type { ContactsTable, DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { notFound, validation } from '../../platform/http/errors.ts';
+import { optionalText, requiredText } from '../../platform/http/text.ts';
 import { pageOf, paginated } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import {
@@ -24,14 +25,7 @@ import type {
   UpdateContactBody,
 } from './contacts.schemas.ts';
 
-function fullName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed === '') throw validation('body.full_name', 'must not be blank');
-  return trimmed;
-}
 
-const optionalText = (s: string | null | undefined): string | null | undefined =>
-  s === undefined ? undefined : s === null || s.trim() === '' ? null : s.trim();
 
 export function createContactsService(deps: { db: Kysely<DB> }) {
   const { db } = deps;
@@ -92,7 +86,7 @@ export function createContactsService(deps: { db: Kysely<DB> }) {
     },
 
     async create(actor: Actor, body: CreateContactBody): Promise<Contact> {
-      const name = fullName(body.full_name);
+      const name = requiredText(body.full_name, 'body.full_name');
       const clientId = body.client_id !== undefined ? body.client_id : (portalClientId(actor) ?? null);
       return withTransaction(db, async (trx) => {
         await assertAssignableClient(trx, actor, clientId);
@@ -117,7 +111,7 @@ export function createContactsService(deps: { db: Kysely<DB> }) {
     /** Partial update; moving a contact to another client needs that client to accept contacts. A no-op changes nothing. */
     async update(actor: Actor, id: string, body: UpdateContactBody, ifMatch?: string): Promise<Contact> {
       const next: Updateable<ContactsTable> = {
-        full_name: body.full_name === undefined ? undefined : fullName(body.full_name),
+        full_name: body.full_name === undefined ? undefined : requiredText(body.full_name, 'body.full_name'),
         client_id: body.client_id,
         email: optionalText(body.email),
         phone: optionalText(body.phone),

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { RolesTable } from '../../platform/db/schema.ts';
-import { likePattern } from '../clients/index.ts';
+import { likePattern } from '../../platform/db/like.ts';
 import type { RoleSortField } from './roles.schemas.ts';
 
 export type RoleRow = Selectable<RolesTable>;

@@ -6,6 +6,7 @@ import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { conflict, notFound, validation } from '../../platform/http/errors.ts';
+import { optionalText, requiredText } from '../../platform/http/text.ts';
 import { pageOf, paginated } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import { ROLE_EVENTS, emitRoleEvent } from './roles.events.ts';
@@ -24,14 +25,7 @@ import {
 import { CLIENT_PORTAL_PERMISSIONS, assertCanGrant, assertKnownPermissions, assertPortalSafe } from './roles.rules.ts';
 import type { CreateRoleBody, ListRolesQuery, Role, UpdateRoleBody } from './roles.schemas.ts';
 
-function roleName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed === '') throw validation('body.role_name', 'must not be blank');
-  return trimmed;
-}
 
-const optionalText = (s: string | null | undefined): string | null | undefined =>
-  s === undefined ? undefined : s === null || s.trim() === '' ? null : s.trim();
 
 async function assertNameFree(trx: Transaction<DB>, tenant: string, name: string, self?: string): Promise<void> {
   const existing = await findRoleIdByName(trx, tenant, name);
@@ -87,7 +81,7 @@ export function createRolesService(deps: { db: Kysely<DB>; keyCache: KeyCache })
     },
 
     async create(actor: Actor, body: CreateRoleBody): Promise<Role> {
-      const name = roleName(body.role_name);
+      const name = requiredText(body.role_name, 'body.role_name');
       if (body.permissions !== undefined && body.copy_from_role_id !== undefined) {
         throw validation('body.copy_from_role_id', 'send either permissions or copy_from_role_id, not both');
       }
@@ -126,7 +120,7 @@ export function createRolesService(deps: { db: Kysely<DB>; keyCache: KeyCache })
 
     /** Partial update; a new permission list applies to every key of every holder at once. */
     async update(actor: Actor, id: string, body: UpdateRoleBody, ifMatch?: string): Promise<Role> {
-      const name = body.role_name === undefined ? undefined : roleName(body.role_name);
+      const name = body.role_name === undefined ? undefined : requiredText(body.role_name, 'body.role_name');
       if (body.permissions) assertKnownPermissions(body.permissions, 'body.permissions');
       let permissionsChanged = false;
       const role = await withTransaction(db, async (trx) => {

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { RolesTable, UsersTable } from '../../platform/db/schema.ts';
-import { likePattern } from '../clients/index.ts';
+import { likePattern } from '../../platform/db/like.ts';
 import type { UserRolesSortField } from './user-roles.schemas.ts';
 
 export type UserHead = Pick<Selectable<UsersTable>, 'user_id' | 'username' | 'email' | 'first_name' | 'last_name' | 'user_type' | 'is_inactive' | 'created_at'>;

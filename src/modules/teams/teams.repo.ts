@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { TeamsTable, UsersTable } from '../../platform/db/schema.ts';
-import { likePattern } from '../clients/index.ts';
+import { likePattern } from '../../platform/db/like.ts';
 import type { MemberSortField, TeamSortField } from './teams.schemas.ts';
 
 export type TeamRow = Selectable<TeamsTable>;

@@ -3,7 +3,8 @@ import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
-import { conflict, notFound, validation } from '../../platform/http/errors.ts';
+import { conflict, notFound } from '../../platform/http/errors.ts';
+import { optionalText, requiredText } from '../../platform/http/text.ts';
 import { pageOf, paginated } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import { recordActivity } from '../users/index.ts';
@@ -13,14 +14,7 @@ import { deleteTeam, findTeamIdByName, findTeamRow, insertTeam, listMembers, lis
 import { eligibleMembers, join, leave } from './teams.rules.ts';
 import type { AddMembersBody, CreateTeamBody, ListMembersQuery, ListTeamsQuery, Team, UpdateTeamBody } from './teams.schemas.ts';
 
-function teamName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed === '') throw validation('body.team_name', 'must not be blank');
-  return trimmed;
-}
 
-const optionalText = (s: string | null | undefined): string | null | undefined =>
-  s === undefined ? undefined : s === null || s.trim() === '' ? null : s.trim();
 
 async function assertNameFree(trx: Transaction<DB>, tenant: string, name: string, self?: string): Promise<void> {
   const existing = await findTeamIdByName(trx, tenant, name);
@@ -63,7 +57,7 @@ export function createTeamsService(deps: { db: Kysely<DB> }) {
 
     /** Creates the team with its manager and initial members (each recorded as team_join). */
     async create(actor: Actor, body: CreateTeamBody): Promise<Team> {
-      const name = teamName(body.team_name);
+      const name = requiredText(body.team_name, 'body.team_name');
       return withTransaction(db, async (trx) => {
         const managerId = body.manager_id ?? null;
         const memberIds = [...new Set([...(body.member_ids ?? []), ...(managerId ? [managerId] : [])])];
@@ -89,7 +83,7 @@ export function createTeamsService(deps: { db: Kysely<DB> }) {
 
     /** Partial update; a new manager joins the team if not yet a member. */
     async update(actor: Actor, id: string, body: UpdateTeamBody, ifMatch?: string): Promise<Team> {
-      const name = body.team_name === undefined ? undefined : teamName(body.team_name);
+      const name = body.team_name === undefined ? undefined : requiredText(body.team_name, 'body.team_name');
       return withTransaction(db, async (trx) => {
         const { row, team } = await teamView(trx, actor.tenant, id, true);
         assertIfMatch(ifMatch, team);

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
@@ -21,6 +21,21 @@ const matches = (header: string, etag: string): boolean =>
   header.trim() === '*' || header.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(avatarEtag(etag));
 
 /** Avatars: yours without permission; another user's needs user:update to change and user:read to view. */
+/** What every avatar change does besides the image: the user's updated_at, the activity log, the event. */
+async function avatarChanged(trx: Transaction<DB>, actor: Actor, id: string, change: 'set' | 'removed', meta: RequestMeta): Promise<void> {
+  await updateUser(trx, actor.tenant, id, { updated_at: new Date() });
+  await recordActivity(trx, {
+    tenant: actor.tenant,
+    user_id: id,
+    actor_user_id: actor.userId,
+    activity_type: 'profile_update',
+    details: { avatar: change },
+    ip: meta.ip,
+    user_agent: meta.userAgent,
+  });
+  await emitUserUpdated(trx, actor.tenant, id, ['image']);
+}
+
 export function createAvatarService(deps: { db: Kysely<DB> }) {
   const { db } = deps;
 
@@ -37,17 +52,7 @@ export function createAvatarService(deps: { db: Kysely<DB> }) {
         const current = await requireVisibleUser(trx, actor, id, true);
         if (current.avatar_etag !== avatar.etag) {
           await saveAvatar(trx, actor.tenant, id, { ...avatar, content_type: AVATAR_CONTENT_TYPE });
-          await updateUser(trx, actor.tenant, id, { updated_at: new Date() });
-          await recordActivity(trx, {
-            tenant: actor.tenant,
-            user_id: id,
-            actor_user_id: actor.userId,
-            activity_type: 'profile_update',
-            details: { avatar: 'set' },
-            ip: meta.ip,
-            user_agent: meta.userAgent,
-          });
-          await emitUserUpdated(trx, actor.tenant, id, ['image']);
+          await avatarChanged(trx, actor, id, 'set', meta);
         }
         return toOneUser(trx, actor.tenant, await requireVisibleUser(trx, actor, id));
       });
@@ -63,17 +68,7 @@ export function createAvatarService(deps: { db: Kysely<DB> }) {
           throw new AppError('PRECONDITION_FAILED', 'If-Match does not match the avatar’s current ETag; fetch it again', { current_etag: avatarEtag(etag) });
         }
         await deleteAvatar(trx, actor.tenant, id);
-        await updateUser(trx, actor.tenant, id, { updated_at: new Date() });
-        await recordActivity(trx, {
-          tenant: actor.tenant,
-          user_id: id,
-          actor_user_id: actor.userId,
-          activity_type: 'profile_update',
-          details: { avatar: 'removed' },
-          ip: meta.ip,
-          user_agent: meta.userAgent,
-        });
-        await emitUserUpdated(trx, actor.tenant, id, ['image']);
+        await avatarChanged(trx, actor, id, 'removed', meta);
       });
     },
 

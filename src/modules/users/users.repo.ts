@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
+import { likePattern } from '../../platform/db/like.ts';
 import type { DB, UsersTable } from '../../platform/db/schema.ts';
 import type { UserSortField, UserType } from './users.schemas.ts';
 
@@ -137,9 +138,6 @@ export async function rolesOfUsers(db: Executor, tenant: string, userIds: readon
   for (const r of rows) out.get(r.user_id)?.push({ role_id: r.role_id, role_name: r.role_name });
   return out;
 }
-
-/** Escapes LIKE wildcards so user input matches literally. */
-const likePattern = (s: string): string => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 const matchesText = (text: string) => (eb: UsersEb): Expression<SqlBool> => {
   const p = likePattern(text);

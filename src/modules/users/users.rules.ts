@@ -4,11 +4,11 @@ import type { DB } from '../../platform/db/schema.ts';
 import { AppError, conflict, validation } from '../../platform/http/errors.ts';
 import { assertNotMerged, findClientRow } from '../clients/index.ts';
 import { findUserIdBy } from './users.repo.ts';
+import { optionalText } from '../../platform/http/text.ts';
+
+export { optionalText };
 import type { UserType } from './users.schemas.ts';
 
-/** Optional free text: trimmed, and blank means none. */
-export const optionalText = (s: string | null | undefined): string | null | undefined =>
-  s === undefined ? undefined : s === null || s.trim() === '' ? null : s.trim();
 
 const TZ_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 
