@@ -17,7 +17,6 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { openPostgres, type Database } from '../src/platform/db/database.ts';
 import { withTransaction } from '../src/platform/db/executor.ts';
 import { migrateToLatest } from '../src/platform/db/migrate.ts';
@@ -25,6 +24,7 @@ import { newId } from '../src/platform/ids.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
 import type { ServerMessage } from './server.ts';
+import { BenchError, benchDatabaseUrl, intEnv, recreateDatabase } from './bench-env.ts';
 
 // ---------------------------------------------------------------- settings
 
@@ -35,36 +35,6 @@ const TARGET_ROUTE = 'clients.get';
 const TARGET_RATIO = 0.8;
 const HOST = '127.0.0.1'; // benchmark traffic goes to loopback only
 const HUGE_LIMIT = 100_000_000; // the bench key is never rate limited
-
-class BenchError extends Error {}
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new BenchError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
-
-function benchDatabaseUrl(): URL {
-  const raw = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/psa_bench';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new BenchError('BENCH_DATABASE_URL is not a valid URL');
-  }
-  if (!/^postgres(ql)?:$/.test(url.protocol)) throw new BenchError('BENCH_DATABASE_URL must start with postgres:// or postgresql://');
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
-    throw new BenchError(`BENCH_DATABASE_URL must point at this machine (127.0.0.1), got host "${url.hostname}"`);
-  }
-  const name = decodeURIComponent(url.pathname.slice(1));
-  // The database is dropped and recreated on every run: refuse anything that is not obviously a bench database.
-  if (!/^[a-z0-9_]*bench[a-z0-9_]*$/i.test(name)) {
-    throw new BenchError(`BENCH_DATABASE_URL database "${name}" is dropped on every run, so its name must contain "bench" (letters, digits, _)`);
-  }
-  return url;
-}
 
 function fromEnv() {
   const settings = {
@@ -77,7 +47,7 @@ function fromEnv() {
     log_level: 'warn',
     pipelining: 1,
   };
-  const dbUrl = benchDatabaseUrl();
+  const dbUrl = benchDatabaseUrl('psa_bench');
   const redacted = new URL(dbUrl);
   if (redacted.password) redacted.password = '***';
   return { settings, dbUrl, dbName: decodeURIComponent(dbUrl.pathname.slice(1)), redactedDbUrl: redacted.toString() };
@@ -138,19 +108,6 @@ const seconds = (since: number) => `${((performance.now() - since) / 1000).toFix
 
 // ---------------------------------------------------------------- database
 
-async function recreateDatabase(): Promise<void> {
-  const adminUrl = new URL(dbUrl);
-  adminUrl.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: adminUrl.toString() });
-  await admin.connect();
-  try {
-    const ident = pg.escapeIdentifier(dbName);
-    await admin.query(`drop database if exists ${ident} with (force)`);
-    await admin.query(`create database ${ident}`);
-  } finally {
-    await admin.end();
-  }
-}
 
 interface Seeded {
   tenant: string;
@@ -504,7 +461,7 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   log(`bench: ${redactedDbUrl}, ${settings.duration_s} s × ${settings.connections} connections per route (warm-up ${settings.warmup_s} s)`);
 
-  await recreateDatabase();
+  await recreateDatabase(dbUrl);
   seedDb = await openPostgres(dbUrl.toString(), 2);
   await migrateToLatest(seedDb.db);
   const tSeed = performance.now();

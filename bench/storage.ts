@@ -12,7 +12,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openPostgres, type Database } from '../src/platform/db/database.ts';
@@ -20,50 +19,15 @@ import { withTransaction } from '../src/platform/db/executor.ts';
 import { migrateToLatest } from '../src/platform/db/migrate.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
+import { benchDatabaseUrl, intEnv, recreateDatabase } from './bench-env.ts';
 
 const HOST = '127.0.0.1';
 const KEYS = 10_000;
 const HUGE = 100_000_000;
 
-function fail(message: string): never {
-  console.error(`bench:storage: ${message}`);
-  process.exit(2);
-}
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) fail(`${name} must be an integer from ${min} to ${max}`);
-  return n;
-}
-
 const duration = intEnv('BENCH_DURATION', 5, 1, 120);
 const connections = intEnv('BENCH_CONNECTIONS', 10, 1, 256);
-const dbUrl = (() => {
-  let url: URL;
-  try {
-    url = new URL(process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/psa_bench_storage');
-  } catch {
-    return fail('BENCH_DATABASE_URL is not a valid URL');
-  }
-  if (!/^postgres(ql)?:$/.test(url.protocol)) fail('BENCH_DATABASE_URL must be a postgres:// URL');
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) fail(`BENCH_DATABASE_URL must point at this machine, got host "${url.hostname}"`);
-  if (!/^[a-z0-9_]*bench[a-z0-9_]*$/i.test(decodeURIComponent(url.pathname.slice(1)))) fail('the database is dropped on every run, so its name must contain "bench"');
-  return url;
-})();
-
-async function recreate(): Promise<void> {
-  const admin = new pg.Client({ connectionString: Object.assign(new URL(dbUrl), { pathname: '/postgres' }).toString() });
-  await admin.connect();
-  try {
-    const ident = pg.escapeIdentifier(decodeURIComponent(dbUrl.pathname.slice(1)));
-    await admin.query(`drop database if exists ${ident} with (force)`);
-    await admin.query(`create database ${ident}`);
-  } finally {
-    await admin.end();
-  }
-}
+const dbUrl = benchDatabaseUrl('psa_bench_storage');
 
 const key = (i: number) => `key-${String(i).padStart(5, '0')}`;
 const rand = (n: number) => Math.floor(Math.random() * n);
@@ -110,7 +74,7 @@ function measure(port: number, apiKey: string, s: Scenario): Promise<autocannon.
 }
 
 async function main(): Promise<void> {
-  await recreate();
+  await recreateDatabase(dbUrl);
   let database: Database | undefined;
   let app: App | undefined;
   try {
