@@ -15,7 +15,7 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
-  { files: ['src/*.ts', 'test/**/*.ts', 'bench/**/*.ts'], rules: { 'no-restricted-imports': onlyThroughIndex('modules/[^/]+/(?!index\\.ts$).+') } },
+  { files: ['src/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'], rules: { 'no-restricted-imports': onlyThroughIndex('modules/[^/]+/(?!index\\.ts$).+') } },
   { files: ['src/modules/*/*.ts'], rules: { 'no-restricted-imports': onlyThroughIndex('^\\.\\./(?!\\.\\.)[^/]+/(?!index\\.ts$).+') } },
   { files: ['src/modules/*/*/**/*.ts'], rules: { 'no-restricted-imports': onlyThroughIndex('^\\.\\./\\.\\./(?!\\.\\.)[^/]+/(?!index\\.ts$).+') } },
   {
