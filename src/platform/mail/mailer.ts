@@ -1,0 +1,74 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import pino from 'pino';
+import { newId } from '../ids.ts';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(msg: MailMessage): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where the embedded mailer reports each .eml it writes (pino and the worker's log fit). */
+export interface MailLog {
+  info(obj: object, msg: string): void;
+}
+
+export interface MailerOptions {
+  /** smtp:// or smtps://, credentials and nodemailer options (?pool=true, ?connectionTimeout=…) allowed. */
+  smtpUrl?: string;
+  /** The From header, e.g. `PSA <psa@example.com>`. */
+  from: string;
+  /** Embedded mode writes messages under `<dataDir>/mail/`. */
+  dataDir: string;
+  /** Default: a pino logger at info level. */
+  log?: MailLog;
+}
+
+/** SMTP timeouts tighter than nodemailer's (2 min connect, 10 min idle), so a dead relay fails a send in time for
+ *  the worker to retry it; the URL's own query parameters still win. */
+const SMTP_TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 };
+
+/** smtpUrl (smtp:// or smtps://, credentials allowed in the URL) → nodemailer SMTP transport. Without it (embedded
+ *  mode) each message is written as an .eml file under `<dataDir>/mail/` and the path logged, so it is inspectable
+ *  locally. */
+export function createMailer(opts: MailerOptions): Mailer {
+  return opts.smtpUrl ? smtpMailer(opts.smtpUrl, opts.from) : fileMailer(opts);
+}
+
+function smtpMailer(url: string, from: string): Mailer {
+  const transport = nodemailer.createTransport({ ...SMTP_TIMEOUTS, url }, { from });
+  return {
+    async send(msg) {
+      await transport.sendMail({ to: msg.to, subject: msg.subject, text: msg.text });
+    },
+    async close() {
+      transport.close();
+    },
+  };
+}
+
+function fileMailer(opts: MailerOptions): Mailer {
+  const dir = join(opts.dataDir, 'mail');
+  const log = opts.log ?? pino({ level: 'info' });
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from: opts.from });
+  return {
+    async send(msg) {
+      const info = await transport.sendMail({ to: msg.to, subject: msg.subject, text: msg.text });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      // Time first, so a directory listing reads in sending order; the id keeps names unique.
+      const path = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}.eml`);
+      await writeFile(path, info.message as Buffer, { mode: 0o600 });
+      log.info({ path, to: msg.to, subject: msg.subject }, 'e-mail written to file (no SMTP_URL)');
+    },
+    async close() {
+      transport.close();
+    },
+  };
+}
