@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely';
+import { can, requirePermission, type Actor } from '../../../platform/auth/context.ts';
+import { withTransaction } from '../../../platform/db/executor.ts';
+import type { DB } from '../../../platform/db/schema.ts';
+import { TICKET_EVENTS } from '../../../platform/events/catalogue.ts';
+import { AppError, notFound } from '../../../platform/http/errors.ts';
+import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { requiredText } from '../../../platform/http/text.ts';
+import { newId } from '../../../platform/ids.ts';
+import { isPortalActor } from '../../clients/index.ts';
+import { emitTicketEvents, suppressOf } from '../tickets.events.ts';
+import { findTicketView, updateTicket } from '../tickets.repo.ts';
+import { requireVisibleTicket } from '../tickets.rules.ts';
+import { toComment, toCommentData } from './comments.mapper.ts';
+import { findCommentView, insertComment, listComments } from './comments.repo.ts';
+import type { Comment, CreateCommentBody, ListCommentsQuery } from './comments.schemas.ts';
+
+/**
+ * Comments on a ticket. Team members need ticket:update to comment; client-portal users may comment
+ * on their own client's tickets with ticket:create too (raising a ticket and discussing it go
+ * together), never internally, and never see internal notes.
+ */
+export function createCommentsService(deps: { db: Kysely<DB>; publicUrl: string }) {
+  const { db, publicUrl } = deps;
+
+  return {
+    async list(actor: Actor, ticketId: string, query: ListCommentsQuery) {
+      await requireVisibleTicket(db, actor, ticketId);
+      const page = pageOf(query);
+      const { rows, total } = await listComments(db, actor.tenant, ticketId, {
+        includeInternal: !isPortalActor(actor),
+        isInternal: query.is_internal,
+        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
+        order: query.order ?? 'asc',
+        limit: page.limit,
+        offset: page.offset,
+      });
+      return paginated(rows.map(toComment), total, page);
+    },
+
+    async get(actor: Actor, ticketId: string, commentId: string): Promise<Comment> {
+      await requireVisibleTicket(db, actor, ticketId);
+      const row = await findCommentView(db, actor.tenant, ticketId, commentId);
+      if (!row || (row.is_internal && isPortalActor(actor))) throw notFound('Comment', commentId);
+      return toComment(row);
+    },
+
+    /** Adds the comment, touches the ticket's updated_at and emits ticket.comment.added. */
+    async add(actor: Actor, ticketId: string, body: CreateCommentBody): Promise<Comment> {
+      const portal = isPortalActor(actor);
+      if (!(portal && can(actor, 'ticket:create'))) requirePermission(actor, 'ticket:update');
+      if (portal && body.is_internal) throw new AppError('FORBIDDEN', 'Client-portal keys cannot add internal comments; send is_internal: false');
+      const text = requiredText(body.comment_text, 'body.comment_text');
+      const suppress = suppressOf(body);
+      return withTransaction(db, async (trx) => {
+        const { tenant } = actor;
+        await requireVisibleTicket(trx, actor, ticketId, true);
+        const now = new Date();
+        const commentId = newId();
+        await insertComment(trx, {
+          tenant,
+          comment_id: commentId,
+          ticket_id: ticketId,
+          comment_text: text,
+          is_internal: body.is_internal ?? false,
+          author_type: portal ? 'client' : 'internal',
+          author_user_id: actor.userId,
+          created_at: now,
+          updated_at: now,
+        });
+        await updateTicket(trx, tenant, ticketId, { updated_at: now, updated_by: actor.userId });
+        const comment = (await findCommentView(trx, tenant, ticketId, commentId))!;
+        const ticket = (await findTicketView(trx, tenant, ticketId))!;
+        await emitTicketEvents(trx, ticket, [TICKET_EVENTS.commentAdded], { previousStatus: null, suppress, publicUrl }, { comment: toCommentData(comment) });
+        return toComment(comment);
+      });
+    },
+  };
+}
+
+export type CommentsService = ReturnType<typeof createCommentsService>;

@@ -1,0 +1,199 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Executor } from '../../platform/db/executor.ts';
+import { likePattern } from '../../platform/db/like.ts';
+import type { TicketsTable } from '../../platform/db/schema.ts';
+import type { TicketSortField } from './tickets.schemas.ts';
+
+export type TicketRow = Selectable<TicketsTable>;
+
+/** A ticket with the names of everything it points at and its tags: what the API and the events show. */
+export interface TicketViewRow extends TicketRow {
+  board_name: string;
+  status_name: string;
+  priority_name: string;
+  client_name: string;
+  category_name: string | null;
+  subcategory_name: string | null;
+  contact_name: string | null;
+  contact_email: string | null;
+  assigned_to_name: string | null;
+  assigned_team_name: string | null;
+  entered_by_name: string | null;
+  tags: string[];
+}
+
+const TICKET_COLUMNS = [
+  't.tenant', 't.ticket_id', 't.ticket_seq', 't.ticket_number', 't.title', 't.description', 't.board_id', 't.status_id',
+  't.priority_id', 't.category_id', 't.subcategory_id', 't.client_id', 't.contact_id', 't.assigned_to', 't.assigned_team_id',
+  't.due_date', 't.is_closed', 't.entered_by', 't.entered_at', 't.updated_by', 't.updated_at', 't.closed_by', 't.closed_at',
+] as const;
+
+/** "First Last", or the username when the user has neither. */
+const displayName = (alias: 'au' | 'eu') =>
+  sql<string | null>`coalesce(nullif(trim(concat_ws(' ', ${sql.ref(`${alias}.first_name`)}, ${sql.ref(`${alias}.last_name`)})), ''), ${sql.ref(`${alias}.username`)})`;
+
+/** The ticket's tags, alphabetically regardless of case. */
+const tagsOfTicket = sql<string[]>`array(select tg.tag from ticket_tags tg where tg.tenant = t.tenant and tg.ticket_id = t.ticket_id order by lower(tg.tag), tg.tag)`;
+
+const ticketBase = (db: Executor, tenant: string) => db.selectFrom('tickets as t').where('t.tenant', '=', tenant);
+type TicketBase = ReturnType<typeof ticketBase>;
+
+/** Adds the names a ticket shows; one row per ticket (every join is on a primary key). */
+function withNames(q: TicketBase) {
+  return q
+    .innerJoin('boards as b', (j) => j.onRef('b.tenant', '=', 't.tenant').onRef('b.board_id', '=', 't.board_id'))
+    .innerJoin('ticket_statuses as s', (j) => j.onRef('s.tenant', '=', 't.tenant').onRef('s.status_id', '=', 't.status_id'))
+    .innerJoin('ticket_priorities as p', (j) => j.onRef('p.tenant', '=', 't.tenant').onRef('p.priority_id', '=', 't.priority_id'))
+    .innerJoin('clients as cl', (j) => j.onRef('cl.tenant', '=', 't.tenant').onRef('cl.client_id', '=', 't.client_id'))
+    .leftJoin('ticket_categories as cat', (j) => j.onRef('cat.tenant', '=', 't.tenant').onRef('cat.category_id', '=', 't.category_id'))
+    .leftJoin('ticket_categories as sub', (j) => j.onRef('sub.tenant', '=', 't.tenant').onRef('sub.category_id', '=', 't.subcategory_id'))
+    .leftJoin('contacts as co', (j) => j.onRef('co.tenant', '=', 't.tenant').onRef('co.contact_id', '=', 't.contact_id'))
+    .leftJoin('users as au', (j) => j.onRef('au.tenant', '=', 't.tenant').onRef('au.user_id', '=', 't.assigned_to'))
+    .leftJoin('teams as tm', (j) => j.onRef('tm.tenant', '=', 't.tenant').onRef('tm.team_id', '=', 't.assigned_team_id'))
+    .leftJoin('users as eu', (j) => j.onRef('eu.tenant', '=', 't.tenant').onRef('eu.user_id', '=', 't.entered_by'))
+    .select(TICKET_COLUMNS)
+    .select([
+      'b.board_name',
+      's.name as status_name',
+      'p.priority_name',
+      'cl.client_name',
+      'cat.category_name as category_name',
+      'sub.category_name as subcategory_name',
+      'co.full_name as contact_name',
+      'co.email as contact_email',
+      displayName('au').as('assigned_to_name'),
+      'tm.team_name as assigned_team_name',
+      displayName('eu').as('entered_by_name'),
+      tagsOfTicket.as('tags'),
+    ]);
+}
+
+/** The ticket as shown, optionally locking the ticket row (only it: the joined rows stay unlocked). */
+export async function findTicketView(db: Executor, tenant: string, ticketId: string, lock = false): Promise<TicketViewRow | undefined> {
+  let q = withNames(ticketBase(db, tenant)).where('t.ticket_id', '=', ticketId);
+  if (lock) q = q.forUpdate('t');
+  return q.executeTakeFirst();
+}
+
+export async function findTicketRow(db: Executor, tenant: string, ticketId: string): Promise<TicketRow | undefined> {
+  return db.selectFrom('tickets').selectAll().where('tenant', '=', tenant).where('ticket_id', '=', ticketId).executeTakeFirst();
+}
+
+/**
+ * The tenant's next ticket number, from one atomic statement (insert the counter or bump it): two
+ * concurrent creates serialise on the counter row and never get the same number.
+ */
+export async function nextTicketSeq(db: Executor, tenant: string): Promise<number> {
+  const row = await db
+    .insertInto('ticket_number_counters')
+    .values({ tenant, last_number: 1 })
+    .onConflict((oc) => oc.column('tenant').doUpdateSet({ last_number: sql<number>`ticket_number_counters.last_number + 1` }))
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_number);
+}
+
+export async function insertTicket(db: Executor, row: Insertable<TicketsTable>): Promise<void> {
+  await db.insertInto('tickets').values(row).execute();
+}
+
+export async function updateTicket(db: Executor, tenant: string, ticketId: string, set: Updateable<TicketsTable>): Promise<void> {
+  await db.updateTable('tickets').set(set).where('tenant', '=', tenant).where('ticket_id', '=', ticketId).execute();
+}
+
+export async function deleteTicket(db: Executor, tenant: string, ticketId: string): Promise<void> {
+  await db.deleteFrom('tickets').where('tenant', '=', tenant).where('ticket_id', '=', ticketId).execute();
+}
+
+/** Replaces the ticket's tags with `tags` (already normalised: trimmed, unique regardless of case). */
+export async function replaceTags(db: Executor, tenant: string, ticketId: string, tags: readonly string[], now: Date): Promise<void> {
+  await db.deleteFrom('ticket_tags').where('tenant', '=', tenant).where('ticket_id', '=', ticketId).execute();
+  if (tags.length > 0) {
+    await db.insertInto('ticket_tags').values(tags.map((tag) => ({ tenant, ticket_id: ticketId, tag, created_at: now }))).execute();
+  }
+}
+
+/** Look-ups of the records a ticket refers to (existence and the facts the ticket rules need). */
+export async function findContactRef(db: Executor, tenant: string, contactId: string) {
+  return db.selectFrom('contacts').select(['contact_id', 'client_id', 'full_name']).where('tenant', '=', tenant).where('contact_id', '=', contactId).executeTakeFirst();
+}
+
+export async function findUserRef(db: Executor, tenant: string, userId: string) {
+  return db
+    .selectFrom('users')
+    .select(['user_id', 'user_type', 'is_inactive', 'client_id', 'contact_id'])
+    .where('tenant', '=', tenant)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+export async function findTeamRef(db: Executor, tenant: string, teamId: string) {
+  return db.selectFrom('teams').select(['team_id']).where('tenant', '=', tenant).where('team_id', '=', teamId).executeTakeFirst();
+}
+
+export interface TicketListFilter {
+  /** Client-portal scope: only this client's tickets. */
+  onlyClientId?: string;
+  boardId?: string;
+  statusId?: string;
+  priorityId?: string;
+  categoryId?: string;
+  subcategoryId?: string;
+  clientId?: string;
+  contactId?: string;
+  assignedTo?: string;
+  assignedTeamId?: string;
+  isClosed?: boolean;
+  tag?: string;
+  search?: string;
+  updatedSince?: Date;
+  dueBefore?: Date;
+  sort: TicketSortField;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+/** The filters apply to tickets alone (the tag one through its index), so the count never joins. */
+function filtered(q: TicketBase, tenant: string, f: TicketListFilter): TicketBase {
+  const equal: [keyof TicketRow & `${string}_id` | 'assigned_to', string | undefined][] = [
+    ['client_id', f.onlyClientId],
+    ['client_id', f.clientId],
+    ['board_id', f.boardId],
+    ['status_id', f.statusId],
+    ['priority_id', f.priorityId],
+    ['category_id', f.categoryId],
+    ['subcategory_id', f.subcategoryId],
+    ['contact_id', f.contactId],
+    ['assigned_to', f.assignedTo],
+    ['assigned_team_id', f.assignedTeamId],
+  ];
+  for (const [column, value] of equal) if (value !== undefined) q = q.where(`t.${column}`, '=', value);
+  if (f.isClosed !== undefined) q = q.where('t.is_closed', '=', f.isClosed);
+  if (f.updatedSince !== undefined) q = q.where('t.updated_at', '>=', f.updatedSince);
+  if (f.dueBefore !== undefined) q = q.where('t.due_date', '<', f.dueBefore);
+  if (f.tag !== undefined) {
+    const tag = f.tag;
+    q = q.where('t.ticket_id', 'in', (eb) =>
+      eb.selectFrom('ticket_tags as tg').select('tg.ticket_id').where('tg.tenant', '=', tenant).where(sql<string>`lower(tg.tag)`, '=', sql<string>`lower(${tag})`),
+    );
+  }
+  if (f.search !== undefined) {
+    const p = likePattern(f.search);
+    q = q.where((eb) => eb.or([eb('t.title', 'ilike', p), eb('t.ticket_number', 'ilike', p)]));
+  }
+  return q;
+}
+
+/** One page (joined for its names) and the total. Ties break on ticket_id in the same direction. */
+export async function listTickets(db: Executor, tenant: string, f: TicketListFilter): Promise<{ rows: TicketViewRow[]; total: number }> {
+  const dir = f.order;
+  let page = withNames(filtered(ticketBase(db, tenant), tenant, f));
+  if (f.sort === 'ticket_number') page = page.orderBy('t.ticket_seq', dir);
+  else if (f.sort === 'priority') page = page.orderBy('p.order_number', dir).orderBy('t.ticket_seq', dir);
+  else if (f.sort === 'due_date') page = page.orderBy('t.due_date', (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast());
+  else page = page.orderBy(`t.${f.sort}`, dir);
+  const count = filtered(ticketBase(db, tenant), tenant, f).select((eb) => eb.fn.countAll<number>().as('n'));
+  const [rows, n] = await Promise.all([page.orderBy('t.ticket_id', dir).limit(f.limit).offset(f.offset).execute(), count.executeTakeFirstOrThrow()]);
+  return { rows, total: Number(n.n) };
+}

@@ -1,0 +1,200 @@
+import type { Kysely } from 'kysely';
+import type { Actor } from '../../platform/auth/context.ts';
+import { withTransaction } from '../../platform/db/executor.ts';
+import type { DB } from '../../platform/db/schema.ts';
+import { TICKET_EVENTS } from '../../platform/events/catalogue.ts';
+import { assertIfMatch } from '../../platform/http/etag.ts';
+import { unprocessable, validation } from '../../platform/http/errors.ts';
+import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { requiredText } from '../../platform/http/text.ts';
+import { newId } from '../../platform/ids.ts';
+import { portalClientId } from '../clients/index.ts';
+import { findBoard, findDefaultBoard, findDefaultStatus } from './boards/boards.repo.ts';
+import { findDefaultPriority } from './priorities/priorities.repo.ts';
+import { emitTicketDeleted, emitTicketEvents, suppressOf } from './tickets.events.ts';
+import { toTicket } from './tickets.mapper.ts';
+import { deleteTicket, findContactRef, findTicketView, findUserRef, insertTicket, listTickets, nextTicketSeq, replaceTags } from './tickets.repo.ts';
+import { assertMayAssign, checkReferences, normalizeTags, REF_FIELDS, requireVisibleTicket, type TicketRefs } from './tickets.rules.ts';
+import type {
+  CreateTicketBody,
+  ListTicketsQuery,
+  Ticket,
+  TicketAssignmentBody,
+  TicketStatusBody,
+  UpdateTicketBody,
+} from './tickets.schemas.ts';
+import { applyTicketPatch, type TicketPatch } from './tickets.writes.ts';
+
+/** T-000001; longer once the counter passes 999 999. */
+export const formatTicketNumber = (seq: number): string => `T-${String(seq).padStart(6, '0')}`;
+
+/** Markdown is kept as written; blank means none. */
+const descriptionOf = (d: string | null | undefined) => (d === undefined ? undefined : d === null || d.trim() === '' ? null : d);
+const dueDateOf = (d: string | null | undefined) => (d === undefined ? undefined : d === null ? null : new Date(d));
+
+function patchOf(body: UpdateTicketBody): TicketPatch {
+  return {
+    title: body.title === undefined ? undefined : requiredText(body.title, 'body.title'),
+    description: descriptionOf(body.description),
+    client_id: body.client_id,
+    board_id: body.board_id,
+    status_id: body.status_id,
+    priority_id: body.priority_id,
+    category_id: body.category_id,
+    subcategory_id: body.subcategory_id,
+    contact_id: body.contact_name_id,
+    assigned_to: body.assigned_to,
+    assigned_team_id: body.assigned_team_id,
+    due_date: dueDateOf(body.due_date),
+    tags: body.tags === undefined ? undefined : normalizeTags(body.tags, 'body.tags'),
+  };
+}
+
+export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }) {
+  const { db, publicUrl } = deps;
+
+  /** A partial change under the ticket's lock, honouring If-Match against the current representation. */
+  const change = (actor: Actor, id: string, patch: TicketPatch, suppress: ReturnType<typeof suppressOf>, ifMatch?: string): Promise<Ticket> =>
+    withTransaction(db, async (trx) => {
+      const current = await requireVisibleTicket(trx, actor, id, true);
+      assertIfMatch(ifMatch, toTicket(current));
+      return toTicket(await applyTicketPatch(trx, actor, current, patch, { suppress, publicUrl }));
+    });
+
+  return {
+    /** Tickets the actor may see; a client-portal key sees its own client's only (the total too). */
+    async list(actor: Actor, query: ListTicketsQuery) {
+      const page = pageOf(query);
+      const only = portalClientId(actor);
+      if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return paginated([], 0, page);
+      const { rows, total } = await listTickets(db, actor.tenant, {
+        onlyClientId: only,
+        boardId: query.board_id,
+        statusId: query.status_id,
+        priorityId: query.priority_id,
+        categoryId: query.category_id,
+        subcategoryId: query.subcategory_id,
+        clientId: query.client_id,
+        contactId: query.contact_name_id,
+        assignedTo: query.assigned_to,
+        assignedTeamId: query.assigned_team_id,
+        isClosed: query.is_closed,
+        tag: query.tag?.trim() || undefined,
+        search: query.search?.trim() || undefined,
+        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
+        dueBefore: query.due_before ? new Date(query.due_before) : undefined,
+        sort: query.sort ?? 'ticket_number',
+        order: query.order ?? 'asc',
+        limit: page.limit,
+        offset: page.offset,
+      });
+      return paginated(rows.map(toTicket), total, page);
+    },
+
+    async get(actor: Actor, id: string): Promise<Ticket> {
+      return toTicket(await requireVisibleTicket(db, actor, id));
+    },
+
+    /**
+     * Creates a ticket with the next ticket number. Board, status and priority default to the tenant's
+     * defaults (the status to the default of the ticket's board); a client-portal key's ticket is for
+     * its own client and, unless it names one, its own contact. Emits ticket.created.
+     */
+    async create(actor: Actor, body: CreateTicketBody): Promise<Ticket> {
+      const title = requiredText(body.title, 'body.title');
+      const tags = normalizeTags(body.tags ?? [], 'body.tags');
+      const suppress = suppressOf(body);
+      const portal = portalClientId(actor);
+      const clientId = body.client_id ?? portal;
+      if (clientId === undefined) throw validation('body.client_id', 'is required');
+      if ((body.assigned_to ?? null) !== null || (body.assigned_team_id ?? null) !== null) assertMayAssign(actor);
+
+      return withTransaction(db, async (trx) => {
+        const { tenant } = actor;
+        let boardId = body.board_id;
+        if (boardId === undefined) {
+          boardId = (await findDefaultBoard(trx, tenant))?.board_id;
+          if (boardId === undefined) throw unprocessable('The tenant has no default board; create one with POST /api/v1/boards');
+        } else if (!(await findBoard(trx, tenant, boardId))) {
+          throw validation('body.board_id', `no board '${boardId}'`);
+        }
+        const statusId = body.status_id ?? (await findDefaultStatus(trx, tenant, boardId))?.status_id;
+        if (statusId === undefined) throw unprocessable(`Board '${boardId}' has no default status; send status_id`);
+        const priorityId = body.priority_id ?? (await findDefaultPriority(trx, tenant))?.priority_id;
+        if (priorityId === undefined) throw unprocessable('The tenant has no default priority; send priority_id or create one with POST /api/v1/priorities');
+
+        let contactId = body.contact_name_id ?? null;
+        if (portal !== undefined && body.contact_name_id === undefined) {
+          const own = (await findUserRef(trx, tenant, actor.userId))?.contact_id ?? null;
+          if (own !== null && (await findContactRef(trx, tenant, own))?.client_id === clientId) contactId = own;
+        }
+        const refs: TicketRefs = {
+          board_id: boardId,
+          status_id: statusId,
+          priority_id: priorityId,
+          category_id: body.category_id ?? null,
+          subcategory_id: body.subcategory_id ?? null,
+          client_id: clientId,
+          contact_id: contactId,
+          assigned_to: body.assigned_to ?? null,
+          assigned_team_id: body.assigned_team_id ?? null,
+        };
+        const { status } = await checkReferences(trx, actor, refs, new Set(REF_FIELDS));
+        const closed = status!.is_closed;
+
+        const seq = await nextTicketSeq(trx, tenant);
+        const ticketId = newId();
+        const now = new Date();
+        await insertTicket(trx, {
+          tenant,
+          ticket_id: ticketId,
+          ticket_seq: seq,
+          ticket_number: formatTicketNumber(seq),
+          title,
+          description: descriptionOf(body.description) ?? null,
+          ...refs,
+          due_date: dueDateOf(body.due_date) ?? null,
+          is_closed: closed,
+          entered_by: actor.userId,
+          entered_at: now,
+          updated_by: actor.userId,
+          updated_at: now,
+          closed_by: closed ? actor.userId : null,
+          closed_at: closed ? now : null,
+        });
+        await replaceTags(trx, tenant, ticketId, tags, now);
+        const row = (await findTicketView(trx, tenant, ticketId))!;
+        await emitTicketEvents(trx, row, [TICKET_EVENTS.created], { previousStatus: null, suppress, publicUrl });
+        return toTicket(row);
+      });
+    },
+
+    /** Partial update of any field; emits ticket.updated (+ status_changed, closed, assigned) when something changed. */
+    update(actor: Actor, id: string, body: UpdateTicketBody, ifMatch?: string): Promise<Ticket> {
+      return change(actor, id, patchOf(body), suppressOf(body), ifMatch);
+    },
+
+    setStatus(actor: Actor, id: string, body: TicketStatusBody, ifMatch?: string): Promise<Ticket> {
+      return change(actor, id, { status_id: body.status_id }, suppressOf(body), ifMatch);
+    },
+
+    assign(actor: Actor, id: string, body: TicketAssignmentBody, ifMatch?: string): Promise<Ticket> {
+      if (body.assigned_to === undefined && body.assigned_team_id === undefined) {
+        throw validation('body', 'send assigned_to, assigned_team_id or both (null unassigns)');
+      }
+      return change(actor, id, { assigned_to: body.assigned_to, assigned_team_id: body.assigned_team_id }, suppressOf(body), ifMatch);
+    },
+
+    /** Deletes the ticket with its comments and tags; emits the internal ticket.deleted. */
+    async remove(actor: Actor, id: string, ifMatch?: string): Promise<void> {
+      await withTransaction(db, async (trx) => {
+        const current = await requireVisibleTicket(trx, actor, id, true);
+        assertIfMatch(ifMatch, toTicket(current));
+        await deleteTicket(trx, actor.tenant, id);
+        await emitTicketDeleted(trx, current);
+      });
+    },
+  };
+}
+
+export type TicketsService = ReturnType<typeof createTicketsService>;
