@@ -4,23 +4,22 @@
  *
  * Recreates BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/psa_bench_webhooks), creates a
  * tenant, BENCH_TICKETS tickets and BENCH_WEBHOOKS webhooks subscribed to ticket.updated, all pointing at a
- * receiver in this process on 127.0.0.1. Ticket updates go through the real app (in-process, app.inject);
- * delivery runs in real worker processes (`src/worker.ts`), as in production.
+ * receiver on 127.0.0.1 that runs in its own process (bench/webhook-receiver.ts). Ticket updates go through
+ * the real app (in this process, app.inject); delivery runs in real worker processes (`src/worker.ts`), as in
+ * production.
  *
  * 1. Burst: with no worker running, BENCH_BURST ticket updates queue BENCH_BURST × BENCH_WEBHOOKS deliveries.
  *    Then 1 (and then 2) worker processes start, and the rate is deliveries ÷ (last receipt − first receipt).
  * 2. Steady: one worker; BENCH_STEADY_SECONDS of ticket updates at BENCH_RATE per second; latency is receipt
  *    time − the envelope's occurred_at (same clock), p50/p95 over every delivery of that window.
  *
- * Every delivery's signature is checked with the receiver's own HMAC code; a bad signature, a missing or a
- * duplicated delivery fails the run. Writes bench/results/webhooks-<timestamp>.json.
+ * Every delivery's signature is checked with the receiver's own HMAC code; a bad signature or a missing
+ * delivery fails the run. Duplicates (delivery is at least once) are counted and reported. Writes bench/results/webhooks-<timestamp>.json.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openPostgres, type Database } from '../src/platform/db/database.ts';
@@ -29,8 +28,8 @@ import { migrateToLatest } from '../src/platform/db/migrate.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
 import { BenchError, benchDatabaseUrl, intEnv, quantile, recreateDatabase } from './bench-env.ts';
+import type { ParentMessage, ReceiverStats } from './webhook-receiver.ts';
 
-const HOST = '127.0.0.1';
 const HUGE = 100_000_000;
 const SECRET_KEY = Buffer.alloc(32, 3).toString('base64url'); // this run's at-rest key, shared with the workers
 const TARGET_PER_WORKER = 1000;
@@ -48,61 +47,30 @@ const log = (message: string) => console.error(`bench:webhooks: ${message}`);
 
 // ------------------------------------------------------------------ receiver
 
-interface Receipt {
-  at: number;
-  occurredAt: number;
-  deliveryId: string;
-  eventId: string;
-  webhookId: string;
-}
-
+/** The receiver child process (bench/webhook-receiver.ts), driven over IPC. */
 class Receiver {
-  readonly secrets = new Map<string, string>();
-  receipts: Receipt[] = [];
-  badSignatures = 0;
-  private server = createServer((req, res) => void this.handle(req, res));
+  private child: ChildProcess = fork(fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 
-  async listen(): Promise<string> {
-    this.server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve) => this.server.listen(0, HOST, resolve));
-    return `http://${HOST}:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
-    const webhookId = String(req.headers['x-service-webhook-id']);
-    if (!this.verify(this.secrets.get(webhookId), String(req.headers['x-service-signature']), body)) {
-      this.badSignatures++;
-      res.writeHead(401).end();
-      return;
-    }
-    const envelope = JSON.parse(body) as { event_id: string; occurred_at: string };
-    this.receipts.push({
-      at: Date.now(),
-      occurredAt: Date.parse(envelope.occurred_at),
-      deliveryId: String(req.headers['x-service-delivery-id']),
-      eventId: envelope.event_id,
-      webhookId,
+  listen(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.child.once('message', (m: { type: string; url: string }) => (m.type === 'listening' ? resolve(m.url) : reject(new BenchError('receiver failed'))));
+      this.child.once('exit', (code) => reject(new BenchError(`the receiver exited (${code})`)));
     });
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   }
 
-  /** The receiver's own check: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>, 5-minute tolerance. */
-  private verify(secret: string | undefined, header: string, body: string): boolean {
-    if (!secret) return false;
-    const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
-    const t = Number(parts.t);
-    if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > 300 || !parts.v1) return false;
-    const expected = createHmac('sha256', secret).update(`${t}.${body}`).digest();
-    const given = Buffer.from(parts.v1, 'hex');
-    return given.length === expected.length && timingSafeEqual(given, expected);
+  send(message: ParentMessage): void {
+    this.child.send(message);
   }
 
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+  stats(): Promise<ReceiverStats> {
+    return new Promise((resolve) => {
+      this.child.once('message', (m: ReceiverStats) => resolve(m));
+      this.child.send({ type: 'stats' } satisfies ParentMessage);
+    });
+  }
+
+  close(): void {
+    this.child.kill('SIGTERM');
   }
 }
 
@@ -136,12 +104,17 @@ async function stopWorkers(workers: ChildProcess[]): Promise<void> {
   );
 }
 
-async function waitFor(what: string, done: () => boolean, timeoutMs: number): Promise<void> {
+/** Polls the receiver until `expected` deliveries arrived, then waits a moment for any duplicate. */
+async function waitForDeliveries(receiver: Receiver, expected: number, timeoutMs: number): Promise<ReceiverStats> {
   const until = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > until) throw new BenchError(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+  for (;;) {
+    const stats = await receiver.stats();
+    if (stats.received >= expected) break;
+    if (Date.now() > until) throw new BenchError(`timed out waiting for ${expected} deliveries (${stats.received} arrived)`);
+    await new Promise((r) => setTimeout(r, 50));
   }
+  await new Promise((r) => setTimeout(r, 500));
+  return receiver.stats();
 }
 
 // ------------------------------------------------------------------ load
@@ -171,10 +144,9 @@ async function burst(app: App, apiKey: string, ticketIds: string[], n: number): 
   );
 }
 
-function checkComplete(receiver: Receiver, expected: number, phase: string): void {
-  const ids = new Set(receiver.receipts.map((r) => `${r.eventId}/${r.webhookId}`));
-  if (receiver.badSignatures > 0) throw new BenchError(`${phase}: ${receiver.badSignatures} deliveries failed signature verification`);
-  if (ids.size !== expected) throw new BenchError(`${phase}: ${ids.size} distinct (event, webhook) deliveries, expected ${expected}`);
+function checkComplete(stats: ReceiverStats, expected: number, phase: string): void {
+  if (stats.badSignatures > 0) throw new BenchError(`${phase}: ${stats.badSignatures} deliveries failed signature verification`);
+  if (stats.distinct !== expected) throw new BenchError(`${phase}: ${stats.distinct} distinct (event, webhook) deliveries, expected ${expected}`);
 }
 
 // ------------------------------------------------------------------ main
@@ -200,11 +172,12 @@ async function main(): Promise<void> {
     app = await buildApp({ config, database, logger: false });
     await app.ready();
 
-    const client = await call(app, apiKey, 'POST', '/api/v1/clients', { client_name: 'Bench client' });
+    const client = await call(app, apiKey, 'POST', '/api/v1/clients', { client_name: 'Bench client', billing_cycle: 'monthly' });
     const ticketIds: string[] = [];
     for (let i = 0; i < settings.tickets; i++) {
       ticketIds.push(String((await call(app, apiKey, 'POST', '/api/v1/tickets', { title: `Bench ticket ${i}`, client_id: client.client_id }))['ticket_id']));
     }
+    const secrets: Record<string, string> = {};
     for (let i = 0; i < settings.webhooks; i++) {
       const hook = await call(app, apiKey, 'POST', '/api/v1/webhooks', {
         name: `Bench hook ${i}`,
@@ -212,31 +185,31 @@ async function main(): Promise<void> {
         event_types: ['ticket.updated'],
         rate_limit_per_minute: 10_000,
       });
-      receiver.secrets.set(String(hook.webhook_id), String(hook.secret));
+      secrets[String(hook.webhook_id)] = String(hook.secret);
     }
+    receiver.send({ type: 'secrets', secrets });
     log(`${settings.tickets} tickets, ${settings.webhooks} webhooks on ${hookUrl}`);
 
-    const bursts: { workers: number; deliveries: number; seconds: number; deliveries_per_s: number }[] = [];
+    const bursts: { workers: number; deliveries: number; duplicates: number; seconds: number; deliveries_per_s: number }[] = [];
     for (const count of [1, 2]) {
-      receiver.receipts = [];
+      receiver.send({ type: 'reset' });
+      const queuing = Date.now();
       await burst(app, apiKey, ticketIds, settings.burst);
       const expected = settings.burst * settings.webhooks;
-      log(`burst: ${settings.burst} updates queued (${expected} deliveries); starting ${count} worker(s)`);
+      log(`burst: ${settings.burst} updates queued in ${Date.now() - queuing} ms (${expected} deliveries); starting ${count} worker(s)`);
       for (let i = 0; i < count; i++) workers.push(startWorker());
-      await waitFor(`${expected} deliveries`, () => receiver.receipts.length >= expected, 300_000);
-      await new Promise((r) => setTimeout(r, 500)); // any duplicate would arrive now
-      checkComplete(receiver, expected, `burst with ${count} worker(s)`);
+      const stats = await waitForDeliveries(receiver, expected, 300_000);
+      checkComplete(stats, expected, `burst with ${count} worker(s)`);
       await stopWorkers(workers.splice(0));
-      const times = receiver.receipts.map((r) => r.at);
-      const seconds = (Math.max(...times) - Math.min(...times)) / 1000;
-      bursts.push({ workers: count, deliveries: expected, seconds: Number(seconds.toFixed(2)), deliveries_per_s: Math.round(expected / Math.max(seconds, 0.001)) });
+      const seconds = (stats.lastAt - stats.firstAt) / 1000;
+      bursts.push({ workers: count, deliveries: expected, duplicates: stats.received - stats.distinct, seconds: Number(seconds.toFixed(2)), deliveries_per_s: Math.round(expected / Math.max(seconds, 0.001)) });
     }
 
-    receiver.receipts = [];
+    receiver.send({ type: 'reset' });
     workers.push(startWorker());
     await burst(app, apiKey, ticketIds, 1); // the worker is up once this first event arrives
-    await waitFor('the worker to start', () => receiver.receipts.length >= settings.webhooks, 60_000);
-    receiver.receipts = [];
+    await waitForDeliveries(receiver, settings.webhooks, 60_000);
+    receiver.send({ type: 'reset' });
     log(`steady: ${settings.rate} updates/s for ${settings.steady_s} s with 1 worker`);
     const total = settings.rate * settings.steady_s;
     const started = Date.now();
@@ -249,14 +222,14 @@ async function main(): Promise<void> {
     }
     await Promise.all(pending);
     const expected = total * settings.webhooks;
-    await waitFor(`${expected} steady deliveries`, () => receiver.receipts.length >= expected, 120_000);
-    await new Promise((r) => setTimeout(r, 500));
-    checkComplete(receiver, expected, 'steady');
+    const stats = await waitForDeliveries(receiver, expected, 120_000);
+    checkComplete(stats, expected, 'steady');
     await stopWorkers(workers.splice(0));
-    const latencies = receiver.receipts.map((r) => r.at - r.occurredAt).sort((a, b) => a - b);
+    const latencies = stats.latencies.sort((a, b) => a - b);
     const steady = {
       events_per_s: settings.rate,
       deliveries: expected,
+      duplicates: stats.received - stats.distinct,
       achieved_events_per_s: Math.round(total / ((Date.now() - started) / 1000)),
       p50_ms: quantile(latencies, 0.5),
       p95_ms: quantile(latencies, 0.95),
@@ -276,7 +249,7 @@ async function main(): Promise<void> {
     await stopWorkers(workers);
     await app?.close().catch(() => undefined);
     await database?.close().catch(() => undefined);
-    await receiver.close();
+    receiver.close();
   }
 }
 
