@@ -26,6 +26,10 @@ import { createRolesModule } from './modules/roles/index.ts';
 import { createTeamsModule } from './modules/teams/index.ts';
 import { createEntitlementsModule } from './modules/entitlements/index.ts';
 import { createStorageModule } from './modules/storage/index.ts';
+import { createTicketsModule } from './modules/tickets/index.ts';
+import { createWebhooksModule } from './modules/webhooks/index.ts';
+import { createInboundWebhooksModule } from './modules/inbound-webhooks/index.ts';
+import { OutboundClient } from './platform/net/outbound-http.ts';
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -35,6 +39,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Encrypts secrets at rest and keys MACs; from resolveSecretKey(config) unless given. */
   secretBox?: SecretBox;
+  /** The SSRF-guarded client for webhook URL checks and test sends; one from config unless given (then the caller closes it). */
+  webhookClient?: OutboundClient;
   /** Registers extra routes after the modules (the benchmark's baseline route). */
   extend?: (app: FastifyInstance) => Promise<void> | void;
 }
@@ -62,6 +68,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const secretBox = deps.secretBox ?? new SecretBox(resolveSecretKey(config));
+  const webhookClient = deps.webhookClient ?? new OutboundClient({ allowPrivate: config.webhookAllowPrivate });
+  if (!deps.webhookClient) app.addHook('onClose', () => webhookClient.close());
   const routeTable: RouteOptions[] = [];
   app.addHook('onRoute', (route) => void routeTable.push(route));
 
@@ -99,6 +107,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(createTeamsModule({ db }).routes, v1);
   await app.register(createEntitlementsModule({ db }).routes, v1);
   await app.register(createStorageModule({ db }).routes, v1);
+  await app.register(createTicketsModule({ db, publicUrl: config.publicUrl }).routes, v1);
+  await app.register(createWebhooksModule({ db, secretBox, client: webhookClient }).routes, v1);
+  const inboundWebhooks = createInboundWebhooksModule({ db, config, secretBox, buckets });
+  await app.register(inboundWebhooks.routes, v1);
+  await app.register(inboundWebhooks.receiverRoutes, { prefix: '/api/inbound' });
   if (deps.extend) await deps.extend(app);
 
   return Object.assign(app, { keyCache, secretBox, routeTable }) as unknown as App;

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseCidrList } from './platform/net/address-policy.ts';
 
 /** Everything the process reads from its environment, parsed once and frozen. */
 export interface Config {
@@ -29,6 +30,16 @@ export interface Config {
   loginLockout: { maxFailures: number; lockMs: number };
   /** Sign-in: OpenID Connect providers (PSA_OIDC_PROVIDERS=google plus PSA_OIDC_GOOGLE_*). */
   oidcProviders: readonly OidcProviderConfig[];
+  /** Webhooks: CIDRs exempt from the private-address block, for local development. PSA_WEBHOOK_ALLOW_PRIVATE. */
+  webhookAllowPrivate: string[];
+  /** Webhooks: how long a worker's claim on an attempt lasts unrenewed (a crashed worker's attempts are re-sent after it). PSA_WEBHOOK_LEASE_MS (default 30000). */
+  webhookLeaseMs: number;
+  /** E-mail: smtp:// or smtps:// relay (credentials allowed); unset writes .eml files under dataDir/mail. SMTP_URL. */
+  smtpUrl?: string;
+  /** E-mail: the From header. PSA_MAIL_FROM (default `PSA <psa@localhost>`). */
+  mailFrom: string;
+  /** Inbound webhooks: the largest request body the receiver accepts. PSA_INBOUND_BODY_LIMIT_BYTES (default 1 MiB). */
+  inboundBodyLimitBytes: number;
 }
 
 export interface OidcProviderConfig {
@@ -101,6 +112,41 @@ function oidcProviders(env: NodeJS.ProcessEnv): OidcProviderConfig[] {
   });
 }
 
+/** PSA_WEBHOOK_ALLOW_PRIVATE: comma/space separated CIDRs (a bare address is one host). */
+function webhookAllowPrivate(env: NodeJS.ProcessEnv): string[] {
+  try {
+    return parseCidrList(env.PSA_WEBHOOK_ALLOW_PRIVATE || '');
+  } catch (err) {
+    throw new ConfigError(`PSA_WEBHOOK_ALLOW_PRIVATE: ${(err as Error).message}`);
+  }
+}
+
+/** SMTP_URL: smtp:// or smtps://. The value is never echoed, since it may carry a password. */
+function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.SMTP_URL || undefined;
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL (it is not a valid URL)');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL, got ${url.protocol}//…`);
+  }
+  if (!url.hostname) throw new ConfigError('SMTP_URL must name a host, e.g. smtp://user:pass@mail.example.com:587');
+  return raw;
+}
+
+/** PSA_MAIL_FROM: one address, optionally with a display name. */
+function mailFrom(env: NodeJS.ProcessEnv): string {
+  const from = env.PSA_MAIL_FROM || 'PSA <psa@localhost>';
+  if (/[\r\n]/.test(from) || !/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(from.trim())) {
+    throw new ConfigError(`PSA_MAIL_FROM must be an address like "PSA <psa@example.com>" or psa@example.com, got "${from}"`);
+  }
+  return from.trim();
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -137,5 +183,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       lockMs: int(env, 'PSA_LOGIN_LOCK_MINUTES', 15) * 60 * 1000,
     },
     oidcProviders: oidcProviders(env),
+    webhookAllowPrivate: webhookAllowPrivate(env),
+    webhookLeaseMs: int(env, 'PSA_WEBHOOK_LEASE_MS', 30_000, 300),
+    smtpUrl: smtpUrl(env),
+    mailFrom: mailFrom(env),
+    inboundBodyLimitBytes: int(env, 'PSA_INBOUND_BODY_LIMIT_BYTES', 1024 * 1024),
   });
 }

@@ -6,7 +6,8 @@ import { migrateToLatest } from './platform/db/migrate.ts';
 import { startWorker, type Worker } from './platform/events/worker.ts';
 import { createTenant } from './modules/tenants/index.ts';
 import { eventConsumers } from './event-consumers.ts';
-import { backgroundTasks } from './background-tasks.ts';
+import { backgroundServices, backgroundTasks } from './background-tasks.ts';
+import { createMailer, type Mailer } from './platform/mail/mailer.ts';
 import { startServer } from './server.ts';
 import { fail } from './process-errors.ts';
 
@@ -28,8 +29,16 @@ async function main(): Promise<void> {
 
   const app = await startServer(config, database);
   let worker: Worker | undefined;
+  let mailer: Mailer | undefined;
   if (config.embeddedWorker) {
-    worker = await startWorker({ database, consumers: eventConsumers(database), tasks: backgroundTasks(database), log: app.log });
+    mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log });
+    worker = await startWorker({
+      database,
+      consumers: eventConsumers({ database, mailer }),
+      tasks: backgroundTasks(database),
+      services: backgroundServices({ database, config, secretBox: app.secretBox, log: app.log }),
+      log: app.log,
+    });
   }
 
   const { address, port, family } = app.server.address() as AddressInfo;
@@ -59,6 +68,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     await app.close(); // stops accepting, lets in-flight requests finish
     await worker?.stop();
+    await mailer?.close();
     await database.close();
     clearTimeout(force);
     process.exit(0);

@@ -4,7 +4,9 @@ import { openDatabase } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { startWorker } from './platform/events/worker.ts';
 import { eventConsumers } from './event-consumers.ts';
-import { backgroundTasks } from './background-tasks.ts';
+import { backgroundServices, backgroundTasks } from './background-tasks.ts';
+import { resolveSecretKey, SecretBox } from './platform/crypto/secret-box.ts';
+import { createMailer } from './platform/mail/mailer.ts';
 import { fail } from './process-errors.ts';
 
 /** Entry point for a worker-only process: drains the outbox until SIGINT/SIGTERM. */
@@ -13,9 +15,18 @@ async function main(): Promise<void> {
   const log = pino({ level: config.logLevel });
   const database = await openDatabase(config);
   await migrateToLatest(database.db);
-  const worker = await startWorker({ database, consumers: eventConsumers(database), tasks: backgroundTasks(database), log });
+  const secretBox = new SecretBox(resolveSecretKey(config));
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log });
+  const worker = await startWorker({
+    database,
+    consumers: eventConsumers({ database, mailer }),
+    tasks: backgroundTasks(database),
+    services: backgroundServices({ database, config, secretBox, log }),
+    log,
+  });
   const stop = async () => {
     await worker.stop();
+    await mailer.close();
     await database.close();
     process.exit(0);
   };

@@ -18,6 +18,7 @@ afterAll(async () => t.close());
 const BAD_PARAMS: Record<string, string[]> = {
   namespace: ['Bad!', '.starts-with-dot', 'x'.repeat(65), '%00', 'UPPER'],
   key: ['a%2Fb', 'x'.repeat(300), '%00'],
+  tag: ['x'.repeat(65), '%00', '%20', '%E0%A4%A', '..%2F..%2Fetc'],
 };
 const BAD_IDS = ['not-a-uuid', '00000000-0000-0000-0000-00000000000g', '%E0%A4%A', '..%2F..%2Fetc', "1'--", '%00', 'x'.repeat(300)];
 const BAD_QUERIES = ['?search=%00', '?limit=1&limit=2', '?page=-1', '?limit=1e3', '?sort[]=x', '?updated_since=2026-13-45T99:00:00Z', '?search=%', `?search=${'%25'.repeat(100)}`, '?__proto__[x]=1', '?constructor=1'];
@@ -65,6 +66,29 @@ describe('malformed input never causes a 500', () => {
         const res = await tenant.admin.request({ method: method as 'GET', url: a.url, payload: a.payload, headers: a.headers });
         if (res.statusCode >= 500) bad.push(`${method} ${a.url} ${JSON.stringify(a.headers ?? {})} ${a.payload?.slice(0, 40) ?? ''} → ${res.statusCode} ${res.body.slice(0, 160)}`);
         else if (res.statusCode >= 400 && res.json().error?.code === undefined) bad.push(`${method} ${a.url}: ${res.statusCode} without the error envelope`);
+      }
+    }
+    expect(bad, bad.join('\n')).toEqual([]);
+  });
+
+  it('the public inbound receiver: malformed slugs, query strings, bodies and headers', async () => {
+    const created = await tenant.admin.post('/api/v1/inbound-webhooks', { name: 'Malformed', slug: 'malformed-in', auth_type: 'path_token', handler_type: 'workflow', handler_config: {} });
+    expect(created.statusCode, created.body).toBe(201);
+    const token = created.json().data.secret as string;
+    const base = `/api/inbound/${tenant.slug}/malformed-in`;
+    const urls = [`${base}?token=${token}`, `${base}?token=${token}&token=${token}`, `${base}?token[]=${token}`, `${base}?__proto__[x]=1&token=${token}`, '/api/inbound/%00/x', `/api/inbound/${'x'.repeat(300)}/y`, `/api/inbound/${tenant.slug}/%E0%A4%A`, `/api/inbound/${tenant.slug}/..%2F..%2Fetc`];
+    const bad: string[] = [];
+    for (const url of urls) {
+      const attempts = [
+        ...BAD_BODIES.map((b) => ({ payload: b, headers: { 'content-type': 'application/json' } })),
+        ...BAD_HEADERS.map((h) => ({ payload: '{}', headers: { 'content-type': 'application/json', ...h } })),
+        { payload: '{}', headers: { 'content-type': 'application/json', authorization: 'Bearer \u00ff' } },
+      ];
+      for (const a of attempts) {
+        const res = await t.app.inject({ method: 'POST', url, payload: a.payload, headers: a.headers });
+        if (res.statusCode >= 500) bad.push(`POST ${url} ${JSON.stringify(a.headers)} ${a.payload?.slice(0, 40) ?? ''} → ${res.statusCode} ${res.body.slice(0, 160)}`);
+        // (An undecodable path is answered by the router itself, like on every other route.)
+        else if (res.statusCode >= 400 && !url.includes('%E0%A4%A') && res.json().error?.code === undefined) bad.push(`POST ${url}: ${res.statusCode} without the error envelope`);
       }
     }
     expect(bad, bad.join('\n')).toEqual([]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './harness.ts';
 import { makeTenant, makeUser, type Api, type TenantFixture } from './factories.ts';
+import { emitEvent, fanOut, ticketData } from './webhooks-kit.ts';
 
 /**
  * Every by-id route under /api/v1, called by tenant B with tenant A's ids, answers 404 and changes
@@ -36,6 +37,32 @@ beforeAll(async () => {
   const stored = await a.admin.put('/api/v1/storage/namespaces/iso/records/k', { value: 'tenant A' });
   expect(stored.statusCode, stored.body).toBe(201);
   ids = { namespace: 'iso', key: 'k', client, location, profile: profiles.json().data[0].billing_profile_id, contact, apiKey, user, role, team, viewer };
+  const board = await created(await a.admin.post('/api/v1/boards', { board_name: 'Isolated board' }), 'board_id');
+  const boardStatus = (await a.admin.get(`/api/v1/boards/${board}/statuses`)).json().data[0].status_id;
+  const priority = await created(await a.admin.post('/api/v1/priorities', { priority_name: 'Isolated priority' }), 'priority_id');
+  const category = await created(await a.admin.post('/api/v1/categories', { category_name: 'Isolated category' }), 'category_id');
+  const ticketRes = await a.admin.post('/api/v1/tickets', { title: 'Isolated ticket', client_id: client, tags: ['isolated'] });
+  const ticket = await created(ticketRes, 'ticket_id');
+  const closed = (await a.admin.get(`/api/v1/boards/${ticketRes.json().data.board_id}/statuses?is_closed=true`)).json().data[0].status_id;
+  const comment = await created(await a.admin.post(`/api/v1/tickets/${ticket}/comments`, { comment_text: 'Isolated comment' }), 'comment_id');
+  Object.assign(ids, { board, boardStatus, priority, category, ticket, ticketClosedStatus: closed, comment, tag: 'isolated' });
+});
+// Outbound webhooks: tenant A's webhook and one of its deliveries (abandoned, so a retry would succeed for A).
+beforeAll(async () => {
+  const res = await a.admin.post('/api/v1/webhooks', { name: 'Isolated hook', url: 'https://93.184.215.14/hook', event_types: ['ticket.updated'] });
+  const webhook = await created(res, 'webhook_id');
+  const eventId = await emitEvent(t, a.tenant, 'ticket.updated', { data: ticketData() });
+  await fanOut(t);
+  const delivery = await t.database.db.updateTable('webhook_deliveries').set({ status: 'abandoned', next_attempt_at: null })
+    .where('tenant', '=', a.tenant).where('webhook_id', '=', webhook).where('event_id', '=', eventId).returning('delivery_id').executeTakeFirstOrThrow();
+  Object.assign(ids, { webhook, webhookSecret: res.json().data.secret, delivery: delivery.delivery_id });
+});
+// Inbound webhooks: tenant A's configuration and one of its deliveries (a test run, replayable).
+beforeAll(async () => {
+  const res = await a.admin.post('/api/v1/inbound-webhooks', { name: 'Isolated inbound', slug: 'isolated-inbound', auth_type: 'hmac_sha256', handler_type: 'workflow', handler_config: {} });
+  const inboundWebhook = await created(res, 'inbound_webhook_id');
+  const inboundDelivery = await created(await a.admin.post(`/api/v1/inbound-webhooks/${inboundWebhook}/test`, { body: { isolated: true } }), 'delivery_id');
+  Object.assign(ids, { inboundWebhook, inboundSecret: res.json().data.secret, inboundDelivery });
 });
 afterAll(async () => t.close());
 
@@ -47,9 +74,18 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'namespace') return ids.namespace;
   if (name === 'key') return ids.key;
   if (name === 'userId') return ids.user;
+  if (name === 'deliveryId' && url.startsWith('/api/v1/webhooks/')) return ids.delivery;
+  if (name === 'deliveryId' && url.startsWith('/api/v1/inbound-webhooks/')) return ids.inboundDelivery;
+  if (name === 'boardId') return ids.board;
+  if (name === 'statusId') return ids.boardStatus;
+  if (name === 'priorityId') return ids.priority;
+  if (name === 'categoryId') return ids.category;
+  if (name === 'ticketId') return ids.ticket;
+  if (name === 'commentId') return ids.comment;
+  if (name === 'tag') return ids.tag;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
-  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team }[collection ?? ''];
+  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook }[collection ?? ''];
 }
 
 /**
@@ -82,6 +118,26 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'PUT /api/v1/clients/:id/notes': { notes: 'hijacked' },
   'PUT /api/v1/clients/:id/billing-profiles/:profileId/contacts': { contacts: [] },
   'PUT /api/v1/contacts/:id': { full_name: 'Hijacked' },
+  'PUT /api/v1/webhooks/:id': { name: 'Hijacked', url: 'https://93.184.215.15/stolen' },
+  'POST /api/v1/webhooks/:id/secret/rotate': {},
+  'POST /api/v1/webhooks/:id/test': {},
+  'POST /api/v1/webhooks/:id/deliveries/:deliveryId/retry': {},
+  'PUT /api/v1/boards/:boardId': { board_name: 'Hijacked' },
+  'POST /api/v1/boards/:boardId/statuses': { name: 'Hijacked' },
+  'PUT /api/v1/boards/:boardId/statuses/:statusId': { name: 'Hijacked' },
+  'PUT /api/v1/priorities/:priorityId': { priority_name: 'Hijacked' },
+  'PUT /api/v1/categories/:categoryId': { category_name: 'Hijacked' },
+  'PUT /api/v1/tickets/:ticketId': { title: 'Hijacked' },
+  'PUT /api/v1/tickets/:ticketId/status': () => ({ status_id: ids.ticketClosedStatus }),
+  'PUT /api/v1/tickets/:ticketId/assignment': { assigned_team_id: null },
+  'POST /api/v1/tickets/:ticketId/comments': { comment_text: 'Hijacked' },
+  'PUT /api/v1/tickets/:ticketId/tags': { tags: ['hijacked'] },
+  'POST /api/v1/tickets/:ticketId/tags': { tag: 'hijacked' },
+  'PUT /api/v1/inbound-webhooks/:id': { name: 'Hijacked' },
+  'POST /api/v1/inbound-webhooks/:id/rotate-secret': {},
+  'POST /api/v1/inbound-webhooks/:id/capture-sample': {},
+  'POST /api/v1/inbound-webhooks/:id/test': { body: { hijacked: true } },
+  'POST /api/v1/inbound-webhooks/:id/deliveries/:deliveryId/replay': {},
 };
 
 describe('tenant isolation', () => {
@@ -145,6 +201,51 @@ describe('tenant isolation', () => {
     }
     const stats = await b.admin.get('/api/v1/clients/stats');
     expect(stats.json().data.total_clients).toBe(0);
+  });
+
+  it('tenant A’s tickets and ticket settings are untouched, and tenant B’s lists never show them', async () => {
+    const ticket = (await a.admin.get(`/api/v1/tickets/${ids.ticket}`)).json().data;
+    expect(ticket).toMatchObject({ title: 'Isolated ticket', tags: ['isolated'], is_closed: false, assigned_team_id: null });
+    const comments = (await a.admin.get(`/api/v1/tickets/${ids.ticket}/comments`)).json();
+    expect(comments.data.map((c: { comment_text: string }) => c.comment_text)).toEqual(['Isolated comment']);
+    expect((await a.admin.get(`/api/v1/boards/${ids.board}`)).json().data.board_name).toBe('Isolated board');
+    expect((await a.admin.get(`/api/v1/boards/${ids.board}/statuses`)).json().pagination.total).toBe(3);
+    expect((await a.admin.get(`/api/v1/priorities/${ids.priority}`)).json().data.priority_name).toBe('Isolated priority');
+    expect((await a.admin.get(`/api/v1/categories/${ids.category}`)).json().data.category_name).toBe('Isolated category');
+    for (const url of ['/api/v1/tickets', '/api/v1/boards', '/api/v1/priorities', '/api/v1/categories', `/api/v1/tickets?client_id=${ids.client}`, '/api/v1/tickets?tag=isolated']) {
+      const res = await b.admin.get(url);
+      expect(res.statusCode, url).toBe(200);
+      for (const id of [ids.ticket, ids.board, ids.priority, ids.category, ids.client]) expect(res.body, url).not.toContain(id);
+    }
+    expect((await b.admin.get('/api/v1/tickets')).json().pagination.total).toBe(0);
+  });
+
+  it('tenant A’s webhook, its secret and deliveries are untouched; tenant B’s lists never show them', async () => {
+    const hook = await a.admin.get(`/api/v1/webhooks/${ids.webhook}`);
+    expect(hook.json().data).toMatchObject({ name: 'Isolated hook', url: 'https://93.184.215.14/hook', is_active: true });
+    const row = await t.database.db.selectFrom('webhooks').select('secret_enc').where('tenant', '=', a.tenant).where('webhook_id', '=', ids.webhook!).executeTakeFirstOrThrow();
+    expect(t.app.secretBox.decrypt(row.secret_enc)).toBe(ids.webhookSecret);
+    const deliveries = await a.admin.get(`/api/v1/webhooks/${ids.webhook}/deliveries`);
+    expect(deliveries.json().data.find((d: { delivery_id: string }) => d.delivery_id === ids.delivery)).toMatchObject({ status: 'abandoned' });
+    expect(deliveries.json().data.filter((d: { status: string }) => d.status === 'pending')).toEqual([]);
+    const list = await b.admin.get('/api/v1/webhooks');
+    expect(list.statusCode).toBe(200);
+    expect(list.json().data).toEqual([]);
+  });
+
+  it('tenant A’s inbound webhook, its secret and deliveries are untouched; tenant B reaches none of it', async () => {
+    const hook = (await a.admin.get(`/api/v1/inbound-webhooks/${ids.inboundWebhook}`)).json().data;
+    expect(hook).toMatchObject({ name: 'Isolated inbound', sample_capture_pending: false });
+    const row = await t.database.db.selectFrom('inbound_webhooks').select('secret_enc').where('tenant', '=', a.tenant).where('inbound_webhook_id', '=', ids.inboundWebhook!).executeTakeFirstOrThrow();
+    expect(t.app.secretBox.decrypt(row.secret_enc!)).toBe(ids.inboundSecret);
+    const deliveries = (await a.admin.get(`/api/v1/inbound-webhooks/${ids.inboundWebhook}/deliveries`)).json().data;
+    expect(deliveries.map((d: { delivery_id: string }) => d.delivery_id)).toEqual([ids.inboundDelivery]);
+    const list = await b.admin.get('/api/v1/inbound-webhooks');
+    expect(list.statusCode).toBe(200);
+    expect(list.json().data).toEqual([]);
+    // B's tenant slug with A's webhook slug is no receiver.
+    const received = await t.app.inject({ method: 'POST', url: `/api/inbound/${b.slug}/isolated-inbound`, headers: { 'content-type': 'application/json' }, payload: '{}' });
+    expect(received.statusCode).toBe(404);
   });
 
   it('storage writes and lists by tenant B stay in tenant B', async () => {

@@ -19,6 +19,7 @@ export const CLIENT_DEPENDENTS: readonly Dependent[] = [
   { name: 'contacts', table: 'contacts', column: 'client_id' },
   { name: 'portal_users', table: 'users', column: 'client_id' },
   { name: 'merged_clients', table: 'clients', column: 'merged_into_client_id' },
+  { name: 'tickets', table: 'tickets', column: 'client_id' },
 ];
 
 /** Counts every dependent in one round trip; returns only the non-zero counts. */

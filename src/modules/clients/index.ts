@@ -21,6 +21,8 @@ export {
 export { findClientRow, type ClientRow } from './clients.repo.ts';
 export { CLIENT_DEPENDENTS } from './clients.dependents.ts';
 export { removeContactFromBillingProfiles } from './billing-profiles/billing-profiles.repo.ts';
+export { CreateClientBody, UpdateClientBody, BILLING_CYCLES, CLIENT_TYPES } from './clients.schemas.ts';
+export type { ClientsService } from './clients.service.ts';
 
 /** Clients with their locations, notes and billing profiles. */
 export function createClientsModule(deps: { db: Kysely<DB> }) {

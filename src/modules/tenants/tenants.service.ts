@@ -6,6 +6,7 @@ import { AppError } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { issueApiKey } from '../api-keys/index.ts';
 import { assignRole, checkPassword, hashPassword, insertUser } from '../users/index.ts';
+import { seedTicketDefaults } from '../tickets/index.ts';
 
 export interface CreateTenantInput {
   name: string;
@@ -26,7 +27,7 @@ const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 
 /**
  * Creates a tenant ready to use: the built-in roles with their permissions, an Admin user and an
- * API key for that user, all in one transaction.
+ * API key for that user, and the ticket defaults (board, statuses, priorities), all in one transaction.
  */
 export async function createTenant(db: Kysely<DB>, input: CreateTenantInput): Promise<ProvisionedTenant> {
   if (!SLUG_RE.test(input.slug)) throw new AppError('VALIDATION_ERROR', 'slug must be 1–63 lowercase letters, digits or dashes, starting with a letter or digit');
@@ -62,6 +63,7 @@ export async function createTenant(db: Kysely<DB>, input: CreateTenantInput): Pr
       contact_id: null,
     });
     await assignRole(trx, tenant, user.user_id, adminRoleId);
+    await seedTicketDefaults(trx, tenant);
     const key = await issueApiKey(trx, tenant, user.user_id, { name: 'Initial admin key' });
     return { tenant_id: tenant, tenant_slug: input.slug, user_id: user.user_id, api_key: key.api_key };
   });

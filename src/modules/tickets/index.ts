@@ -21,7 +21,8 @@ export { findTicketRow, findTicketView, type TicketRow, type TicketViewRow } fro
 export { requireVisibleTicket } from './tickets.rules.ts';
 export { toTicket, toTicketData, type TicketData } from './tickets.mapper.ts';
 export { TICKET_DELETED } from './tickets.events.ts';
-export type { Ticket } from './tickets.schemas.ts';
+export { CreateTicketBody, UpdateTicketBody, TicketStatusBody, type Ticket } from './tickets.schemas.ts';
+export { CreateCommentBody } from './comments/comments.schemas.ts';
 export type { TicketsService } from './tickets.service.ts';
 
 /**

@@ -295,6 +295,244 @@ export interface StorageTenantUsageTable {
   bytes: ColumnType<number | string | bigint, number | undefined, number>;
 }
 
+export interface BoardsTable {
+  tenant: string;
+  board_id: string;
+  board_name: string;
+  description: string | null;
+  is_default: Generated<boolean>;
+  is_active: Generated<boolean>;
+  display_order: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface TicketStatusesTable {
+  tenant: string;
+  status_id: string;
+  board_id: string;
+  name: string;
+  is_closed: Generated<boolean>;
+  is_default: Generated<boolean>;
+  order_number: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface TicketPrioritiesTable {
+  tenant: string;
+  priority_id: string;
+  priority_name: string;
+  order_number: Generated<number>;
+  color: string | null;
+  is_default: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface TicketCategoriesTable {
+  tenant: string;
+  category_id: string;
+  category_name: string;
+  parent_category_id: string | null;
+  board_id: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface TicketNumberCountersTable {
+  tenant: string;
+  last_number: number;
+}
+
+export interface TicketsTable {
+  tenant: string;
+  ticket_id: string;
+  /** The number behind ticket_number (T-000042 → 42), for numeric ordering. */
+  ticket_seq: number;
+  ticket_number: string;
+  title: string;
+  description: string | null;
+  board_id: string;
+  status_id: string;
+  priority_id: string;
+  category_id: string | null;
+  subcategory_id: string | null;
+  client_id: string;
+  /** The API's contact_name_id. */
+  contact_id: string | null;
+  assigned_to: string | null;
+  assigned_team_id: string | null;
+  due_date: Date | null;
+  is_closed: Generated<boolean>;
+  entered_by: string | null;
+  entered_at: CreatedAt;
+  updated_by: string | null;
+  updated_at: Timestamp;
+  closed_by: string | null;
+  closed_at: Date | null;
+}
+
+export interface TicketCommentsTable {
+  tenant: string;
+  comment_id: string;
+  ticket_id: string;
+  comment_text: string;
+  is_internal: Generated<boolean>;
+  author_type: 'internal' | 'client';
+  author_user_id: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface TicketTagsTable {
+  tenant: string;
+  ticket_id: string;
+  tag: string;
+  created_at: CreatedAt;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'retrying' | 'abandoned' | 'failed';
+
+/** JSON columns (jsonb) of webhooks: read as objects, written as JSON text. */
+type JsonColumn<T> = ColumnType<T, string | null | undefined, string | null>;
+
+export interface WebhooksTable {
+  tenant: string;
+  webhook_id: string;
+  name: string;
+  description: string | null;
+  url: string;
+  event_types: string[];
+  /** SecretBox-sealed JSON object of the custom headers; null when there are none. */
+  custom_headers_enc: string | null;
+  custom_header_names: ColumnType<string[], string[] | undefined, string[]>;
+  rate_limit_per_minute: Generated<number>;
+  payload_fields: JsonColumn<Record<string, string[] | null> | null>;
+  event_filter: JsonColumn<{ entity_ids: string[] } | null>;
+  /** SecretBox-sealed signing secret. */
+  secret_enc: string;
+  is_active: Generated<boolean>;
+  auto_disabled_at: Date | null;
+  failing_since: Date | null;
+  last_success_at: Date | null;
+  last_failure_at: Date | null;
+  rate_tokens: number;
+  rate_refilled_at: Date;
+  rate_granted: Generated<number>;
+  created_by_user_id: string | null;
+  created_at: ColumnType<Date, Date | string, never>;
+  updated_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  tenant: string;
+  delivery_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  cycle: Generated<number>;
+  attempt: number;
+  status: WebhookDeliveryStatus;
+  /** The envelope exactly as sent (JSON text). */
+  request_body: string;
+  response_status: number | null;
+  response_body: string | null;
+  duration_ms: number | null;
+  error: string | null;
+  is_test: Generated<boolean>;
+  attempted_at: Date | null;
+  next_attempt_at: Date | null;
+  paused: Generated<boolean>;
+  claim_token: string | null;
+  claimed_until: Date | null;
+  created_at: ColumnType<Date, Date | string, never>;
+}
+
+export type InboundAuthType = 'hmac_sha256' | 'bearer' | 'ip_allowlist' | 'path_token';
+export type InboundHandlerType = 'direct_action' | 'workflow';
+export type InboundAuthStatus = 'verified' | 'internal';
+export type InboundDispatchStatus = 'processing' | 'processed' | 'queued' | 'duplicate' | 'failed' | 'error' | 'rejected' | 'rate_limited';
+
+export interface InboundWebhooksTable {
+  tenant: string;
+  inbound_webhook_id: string;
+  name: string;
+  description: string | null;
+  slug: string;
+  auth_type: InboundAuthType;
+  /** The non-secret settings of auth_type (a JSON object); the secret itself is in secret_enc. */
+  auth_config: ColumnType<Record<string, unknown>, string, string>;
+  /** HMAC secret or token, sealed with platform/crypto/secret-box; null for ip_allowlist. */
+  secret_enc: string | null;
+  secret_rotated_at: Date | null;
+  idempotency_source: ColumnType<{ type: 'header' | 'jsonata'; value: string } | null, string | null, string | null>;
+  idempotency_window_seconds: number;
+  handler_type: InboundHandlerType;
+  handler_config: ColumnType<Record<string, unknown>, string, string>;
+  rate_limit_per_minute: number;
+  is_active: Generated<boolean>;
+  /** JSON text of the captured sample body. */
+  sample_payload: string | null;
+  sample_captured_at: Date | null;
+  sample_capture_requested_at: Date | null;
+  created_by_user_id: string | null;
+  created_at: ColumnType<Date, Date | string, never>;
+  updated_at: Timestamp;
+}
+
+export interface InboundWebhookDeliveriesTable {
+  tenant: string;
+  delivery_id: string;
+  inbound_webhook_id: string;
+  received_at: ColumnType<Date, Date | string, never>;
+  completed_at: Date | null;
+  request_method: string;
+  request_path: string;
+  /** JSON text: the filtered request headers. */
+  request_headers: string;
+  /** The body exactly as received (JSON text); null when not kept (duplicates, rejections). */
+  request_body: string | null;
+  request_body_bytes: Generated<number>;
+  source_ip: string | null;
+  user_agent: string | null;
+  idempotency_key: string | null;
+  auth_status: InboundAuthStatus;
+  dispatch_status: InboundDispatchStatus;
+  handler_type: string;
+  /** JSON text. */
+  handler_outcome: string | null;
+  response_status: number | null;
+  /** JSON text. */
+  response_body: string | null;
+  duration_ms: number | null;
+  is_test: Generated<boolean>;
+  is_replay: Generated<boolean>;
+  replayed_from_delivery_id: string | null;
+  duplicate_of_delivery_id: string | null;
+  triggered_by_user_id: string | null;
+}
+
+export interface InboundWebhookIdempotencyKeysTable {
+  tenant: string;
+  inbound_webhook_id: string;
+  idempotency_key: string;
+  delivery_id: string;
+  expires_at: Date;
+}
+
+export interface InboundExternalIdsTable {
+  tenant: string;
+  entity_type: string;
+  external_id: string;
+  entity_id: string | null;
+  claim_token: string | null;
+  claimed_until: Date | null;
+  inbound_webhook_id: string | null;
+  created_at: ColumnType<Date, Date | string, never>;
+  updated_at: Timestamp;
+}
+
 export interface DB {
   tenants: TenantsTable;
   users: UsersTable;
@@ -319,4 +557,18 @@ export interface DB {
   storage_records: StorageRecordsTable;
   storage_usage: StorageUsageTable;
   storage_tenant_usage: StorageTenantUsageTable;
+  boards: BoardsTable;
+  ticket_statuses: TicketStatusesTable;
+  ticket_priorities: TicketPrioritiesTable;
+  ticket_categories: TicketCategoriesTable;
+  ticket_number_counters: TicketNumberCountersTable;
+  tickets: TicketsTable;
+  ticket_comments: TicketCommentsTable;
+  ticket_tags: TicketTagsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  inbound_webhooks: InboundWebhooksTable;
+  inbound_webhook_deliveries: InboundWebhookDeliveriesTable;
+  inbound_webhook_idempotency_keys: InboundWebhookIdempotencyKeysTable;
+  inbound_external_ids: InboundExternalIdsTable;
 }

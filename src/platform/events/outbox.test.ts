@@ -112,6 +112,42 @@ describe('OutboxRelay', () => {
     expect(row).toMatchObject({ status: 'done', attempts: 2 });
   });
 
+  it('hands a consumer with handleBatch the whole batch at once, and falls back to one event at a time when the batch fails', async () => {
+    const { tenant } = await makeTenant(t);
+    await withTransaction(t.database.db, async (trx) => {
+      for (let i = 0; i < 3; i++) await emit(trx, event(tenant, i));
+    });
+    const batches: string[][] = [];
+    const singles: string[] = [];
+    let batchFails = false;
+    const consumer: Consumer = {
+      name: 'batched',
+      handle: async (e) => void (e.tenant === tenant && singles.push(e.aggregate_id)),
+      handleBatch: async (events) => {
+        const mine = events.filter((e) => e.tenant === tenant).map((e) => e.aggregate_id);
+        if (batchFails && mine.length > 0) throw new Error('batch down');
+        if (mine.length > 0) batches.push(mine.sort());
+      },
+    };
+    const errors: string[] = [];
+    const relay = new OutboxRelay(t.database.db, [consumer], { error: (_o, msg) => void errors.push(msg) });
+    await drain(relay);
+    expect(batches).toEqual([['thing-0', 'thing-1', 'thing-2']]);
+    expect(singles).toEqual([]);
+    let rows = await rowsOf(tenant);
+    expect(rows.every((r) => r.status === 'done' && r.completed_consumers.join() === 'batched' && r.attempts === 1)).toBe(true);
+
+    batchFails = true;
+    await withTransaction(t.database.db, async (trx) => {
+      for (let i = 3; i < 5; i++) await emit(trx, event(tenant, i));
+    });
+    await drain(relay);
+    expect(singles.sort()).toEqual(['thing-3', 'thing-4']);
+    expect(errors).toContain('event consumer batch failed; handling its events one by one');
+    rows = await rowsOf(tenant);
+    expect(rows.map((r) => r.status)).toEqual(['done', 'done', 'done', 'done', 'done']);
+  });
+
   it('concurrent relays never claim the same event (FOR UPDATE SKIP LOCKED)', async () => {
     const { tenant } = await makeTenant(t);
     await withTransaction(t.database.db, async (trx) => {

@@ -16,6 +16,11 @@ export interface OutboxEvent {
 export interface Consumer {
   name: string;
   handle(event: OutboxEvent): Promise<void>;
+  /**
+   * Optional: handles a claimed batch at once (one round trip instead of one per event). If it throws,
+   * the relay falls back to handle() for each of those events, so it must be all-or-nothing or idempotent.
+   */
+  handleBatch?(events: readonly OutboxEvent[]): Promise<void>;
 }
 
 export interface RelayOptions {
@@ -70,15 +75,58 @@ export class OutboxRelay {
     return result.rows;
   }
 
-  /** One pass: claim a batch and process it. Returns how many events were claimed. */
+  /**
+   * One pass: claim a batch and process it. Consumers with handleBatch see the whole batch at once;
+   * the others (and batch consumers whose batch failed) see one event at a time. Events every consumer
+   * succeeded on are marked done together. Returns how many events were claimed.
+   */
   async runOnce(): Promise<number> {
     const batch = await this.claim();
-    for (const event of batch) await this.process(event);
+    if (batch.length === 0) return 0;
+    const completed = new Map(batch.map((e) => [e, [...e.completed_consumers]]));
+    for (const consumer of this.consumers) {
+      if (!consumer.handleBatch) continue;
+      const pending = batch.filter((e) => !completed.get(e)!.includes(consumer.name));
+      if (pending.length === 0) continue;
+      try {
+        await consumer.handleBatch(pending);
+        for (const e of pending) completed.get(e)!.push(consumer.name);
+      } catch (err) {
+        this.log.error({ err, consumer: consumer.name, events: pending.length }, 'event consumer batch failed; handling its events one by one');
+      }
+    }
+    const done: { event: OutboxEvent; completed: string[] }[] = [];
+    for (const event of batch) {
+      const finished = await this.process(event, completed.get(event)!);
+      if (finished) done.push({ event, completed: finished });
+    }
+    await this.markDone(done);
     return batch.length;
   }
 
-  private async process(event: OutboxEvent & { completed_consumers: string[] }): Promise<void> {
-    const completed = [...event.completed_consumers];
+  /** Marks events done in one statement per distinct completed-consumers list (normally one). */
+  private async markDone(done: readonly { event: OutboxEvent; completed: string[] }[]): Promise<void> {
+    const byList = new Map<string, OutboxEvent[]>();
+    for (const d of done) {
+      const key = JSON.stringify(d.completed);
+      byList.set(key, [...(byList.get(key) ?? []), d.event]);
+    }
+    for (const [key, events] of byList) {
+      await sql`
+        update events e set status = 'done', processed_at = now(), locked_until = null,
+          completed_consumers = ${JSON.parse(key) as string[]}::text[], last_error = null
+        from unnest(${events.map((ev) => ev.tenant)}::uuid[], ${events.map((ev) => ev.event_id)}::uuid[]) as d(tenant, event_id)
+        where e.tenant = d.tenant and e.event_id = d.event_id`.execute(this.db);
+    }
+  }
+
+  /**
+   * Runs the consumers that have not yet succeeded on the event. Returns the completed-consumers list
+   * when all succeeded (the caller marks it done); otherwise records the failure for a retry and
+   * returns undefined.
+   */
+  private async process(event: OutboxEvent & { completed_consumers: string[] }, already: readonly string[]): Promise<string[] | undefined> {
+    const completed = [...already];
     const errors: string[] = [];
     for (const consumer of this.consumers) {
       if (completed.includes(consumer.name)) continue;
@@ -90,13 +138,12 @@ export class OutboxRelay {
         this.log.error({ err, event_id: event.event_id, consumer: consumer.name }, 'event consumer failed');
       }
     }
-    const base = this.db.updateTable('events').where('tenant', '=', event.tenant).where('event_id', '=', event.event_id);
-    if (errors.length === 0) {
-      await base.set({ status: 'done', processed_at: new Date(), locked_until: null, completed_consumers: completed, last_error: null }).execute();
-      return;
-    }
+    if (errors.length === 0) return completed;
     const dead = event.attempts >= this.maxAttempts;
-    await base
+    await this.db
+      .updateTable('events')
+      .where('tenant', '=', event.tenant)
+      .where('event_id', '=', event.event_id)
       .set({
         status: dead ? 'dead' : 'pending',
         locked_until: null,
@@ -105,5 +152,6 @@ export class OutboxRelay {
         next_attempt_at: new Date(Date.now() + this.backoffMs(event.attempts)),
       })
       .execute();
+    return undefined;
   }
 }

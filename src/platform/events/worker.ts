@@ -18,6 +18,16 @@ export interface PeriodicTask {
   run(): Promise<void>;
 }
 
+/**
+ * A long-lived loop the worker runs beside the outbox relay (webhook delivery): started after the
+ * relay, stopped before it, each in its own error boundary.
+ */
+export interface BackgroundService {
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 const DONE_RETENTION_MS = 7 * 24 * 60 * 60_000;
 const MAINTENANCE_EVERY_MS = 10 * 60_000;
 
@@ -52,6 +62,7 @@ export async function startWorker(opts: {
   pollMs?: number;
   relay?: RelayOptions;
   tasks?: readonly PeriodicTask[];
+  services?: readonly BackgroundService[];
 }): Promise<Worker> {
   const { database, log } = opts;
   const relay = new OutboxRelay(database.db, opts.consumers, log, opts.relay);
@@ -95,9 +106,32 @@ export async function startWorker(opts: {
     }
   })();
 
-  log.info({ consumers: opts.consumers.map((c) => c.name) }, 'worker started');
+  // A service that cannot start stops the worker: better no worker than one that silently does not deliver.
+  const services: BackgroundService[] = [];
+  try {
+    for (const service of opts.services ?? []) {
+      await service.start();
+      services.push(service);
+    }
+  } catch (err) {
+    for (const service of services.reverse()) await service.stop().catch(() => undefined);
+    running = false;
+    wake?.();
+    await loop;
+    await unlisten();
+    throw err;
+  }
+
+  log.info({ consumers: opts.consumers.map((c) => c.name), services: services.map((s) => s.name) }, 'worker started');
   return {
     async stop() {
+      for (const service of services) {
+        try {
+          await service.stop();
+        } catch (err) {
+          log.error({ err, service: service.name }, 'background service failed to stop');
+        }
+      }
       running = false;
       wake?.();
       await loop;

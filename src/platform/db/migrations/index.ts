@@ -3,6 +3,9 @@ import * as platform from './2026_11_21_0001_platform.ts';
 import * as clients from './2026_11_21_0002_clients.ts';
 import * as identity from './2026_11_21_0003_identity.ts';
 import * as storage from './2026_11_21_0004_storage.ts';
+import * as tickets from './2026_11_21_0005_tickets.ts';
+import * as webhooks from './2026_11_21_0006_webhooks.ts';
+import * as inboundWebhooks from './2026_11_21_0007_inbound_webhooks.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +13,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0002_clients': clients,
   '2026_11_21_0003_identity': identity,
   '2026_11_21_0004_storage': storage,
+  '2026_11_21_0005_tickets': tickets,
+  '2026_11_21_0006_webhooks': webhooks,
+  '2026_11_21_0007_inbound_webhooks': inboundWebhooks,
 };

@@ -1,0 +1,115 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Executor } from '../../../platform/db/executor.ts';
+import type { InboundAuthStatus, InboundDispatchStatus, InboundWebhookDeliveriesTable } from '../../../platform/db/schema.ts';
+
+export type DeliveryRow = Selectable<InboundWebhookDeliveriesTable>;
+
+export async function insertDelivery(db: Executor, row: Insertable<InboundWebhookDeliveriesTable>): Promise<void> {
+  await db.insertInto('inbound_webhook_deliveries').values(row).execute();
+}
+
+export async function finishDelivery(db: Executor, tenant: string, deliveryId: string, set: Updateable<InboundWebhookDeliveriesTable>): Promise<void> {
+  await db.updateTable('inbound_webhook_deliveries').set(set).where('tenant', '=', tenant).where('delivery_id', '=', deliveryId).execute();
+}
+
+export async function findDelivery(db: Executor, tenant: string, inboundWebhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('inbound_webhook_deliveries')
+    .selectAll()
+    .where('tenant', '=', tenant)
+    .where('inbound_webhook_id', '=', inboundWebhookId)
+    .where('delivery_id', '=', deliveryId)
+    .executeTakeFirst();
+}
+
+export interface DeliveryListFilter {
+  authStatus?: InboundAuthStatus;
+  dispatchStatus?: InboundDispatchStatus;
+  from?: Date;
+  to?: Date;
+  isTest?: boolean;
+  isReplay?: boolean;
+  updatedSince?: Date;
+  sort: 'received_at' | 'duration_ms';
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+/** Lists never carry bodies: `request_body` is left out (`has_request_body` says whether one is kept). */
+const LIST_COLUMNS = [
+  'tenant', 'delivery_id', 'inbound_webhook_id', 'received_at', 'completed_at', 'request_method', 'request_path', 'request_headers',
+  'request_body_bytes', 'source_ip', 'user_agent', 'idempotency_key', 'auth_status', 'dispatch_status', 'handler_type', 'handler_outcome',
+  'response_status', 'response_body', 'duration_ms', 'is_test', 'is_replay', 'replayed_from_delivery_id', 'duplicate_of_delivery_id',
+  'triggered_by_user_id',
+] as const;
+
+export type DeliveryListRow = Omit<DeliveryRow, 'request_body'> & { has_request_body: boolean };
+
+export async function listDeliveries(db: Executor, tenant: string, inboundWebhookId: string, f: DeliveryListFilter): Promise<{ rows: DeliveryListRow[]; total: number }> {
+  let base = db.selectFrom('inbound_webhook_deliveries').where('tenant', '=', tenant).where('inbound_webhook_id', '=', inboundWebhookId);
+  if (f.authStatus !== undefined) base = base.where('auth_status', '=', f.authStatus);
+  if (f.dispatchStatus !== undefined) base = base.where('dispatch_status', '=', f.dispatchStatus);
+  if (f.from !== undefined) base = base.where('received_at', '>=', f.from);
+  if (f.to !== undefined) base = base.where('received_at', '<', f.to);
+  if (f.isTest !== undefined) base = base.where('is_test', '=', f.isTest);
+  if (f.isReplay !== undefined) base = base.where('is_replay', '=', f.isReplay);
+  if (f.updatedSince !== undefined) base = base.where((eb) => eb(eb.fn.coalesce('completed_at', 'received_at'), '>=', f.updatedSince!));
+  const sorted = f.sort === 'duration_ms'
+    ? base.orderBy('duration_ms', (ob) => (f.order === 'asc' ? ob.asc() : ob.desc()).nullsLast())
+    : base.orderBy('received_at', f.order);
+  const page = sorted
+    .orderBy('delivery_id', f.order)
+    .select(LIST_COLUMNS)
+    .select(sql<boolean>`request_body is not null`.as('has_request_body'))
+    .limit(f.limit)
+    .offset(f.offset);
+  const count = base.select((eb) => eb.fn.countAll<number>().as('n'));
+  const [rows, n] = await Promise.all([page.execute(), count.executeTakeFirstOrThrow()]);
+  return { rows, total: Number(n.n) };
+}
+
+export type KeyClaim = { claimed: true } | { claimed: false; originalDeliveryId: string | undefined };
+
+/**
+ * Claims an idempotency key for a delivery: one statement against the unique key, so of concurrent
+ * duplicates exactly one claims it (the others wait for its commit and then see it). An expired key is
+ * taken over in the same statement. Otherwise reports the delivery that holds the key (undefined if it
+ * was released in the meantime: the caller retries).
+ */
+export async function claimIdempotencyKey(
+  db: Executor,
+  k: { tenant: string; inboundWebhookId: string; key: string; deliveryId: string; now: Date; expiresAt: Date },
+): Promise<KeyClaim> {
+  const won = await db
+    .insertInto('inbound_webhook_idempotency_keys')
+    .values({ tenant: k.tenant, inbound_webhook_id: k.inboundWebhookId, idempotency_key: k.key, delivery_id: k.deliveryId, expires_at: k.expiresAt })
+    .onConflict((oc) =>
+      oc
+        .columns(['tenant', 'inbound_webhook_id', 'idempotency_key'])
+        .doUpdateSet((eb) => ({ delivery_id: eb.ref('excluded.delivery_id'), expires_at: eb.ref('excluded.expires_at') }))
+        .where('inbound_webhook_idempotency_keys.expires_at', '<=', k.now),
+    )
+    .returning('delivery_id')
+    .executeTakeFirst();
+  if (won?.delivery_id === k.deliveryId) return { claimed: true };
+  const holder = await db
+    .selectFrom('inbound_webhook_idempotency_keys')
+    .select('delivery_id')
+    .where('tenant', '=', k.tenant)
+    .where('inbound_webhook_id', '=', k.inboundWebhookId)
+    .where('idempotency_key', '=', k.key)
+    .executeTakeFirst();
+  return { claimed: false, originalDeliveryId: holder?.delivery_id };
+}
+
+/** Frees a key its delivery failed with, so the sender's retry is processed (only if it still holds it). */
+export async function releaseIdempotencyKey(db: Executor, tenant: string, inboundWebhookId: string, key: string, deliveryId: string): Promise<void> {
+  await db
+    .deleteFrom('inbound_webhook_idempotency_keys')
+    .where('tenant', '=', tenant)
+    .where('inbound_webhook_id', '=', inboundWebhookId)
+    .where('idempotency_key', '=', key)
+    .where('delivery_id', '=', deliveryId)
+    .execute();
+}

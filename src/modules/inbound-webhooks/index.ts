@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import type { Config } from '../../config.ts';
+import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { DB } from '../../platform/db/schema.ts';
+import type { BucketStore } from '../../platform/http/rate-limit/token-bucket.ts';
+import { createActionRegistry } from './actions/registry.ts';
+import { createDeliveriesService } from './deliveries/deliveries.service.ts';
+import { deliveriesRoutes } from './deliveries/deliveries.routes.ts';
+import { createDispatcher } from './dispatch.ts';
+import { inboundWebhooksRoutes } from './inbound-webhooks.routes.ts';
+import { createInboundWebhooksService } from './inbound-webhooks.service.ts';
+import { createReceiver } from './receiver.ts';
+import { receiverRoutes } from './receiver.routes.ts';
+
+export { inboundWebhooksMaintenance, purgeInboundWebhookData } from './inbound-webhooks.maintenance.ts';
+
+export interface InboundWebhooksModuleDeps {
+  db: Kysely<DB>;
+  config: Readonly<Config>;
+  secretBox: SecretBox;
+  buckets: BucketStore;
+}
+
+/**
+ * Inbound webhooks: configurations and their delivery records under /api/v1 (`routes`), and the
+ * public receiver (`receiverRoutes`, mounted at /api/inbound).
+ */
+export function createInboundWebhooksModule(deps: InboundWebhooksModuleDeps) {
+  const { db, config, secretBox, buckets } = deps;
+  const registry = createActionRegistry({ db, config });
+  const dispatch = createDispatcher({ db, registry });
+  const service = createInboundWebhooksService({ db, secretBox, registry, publicUrl: config.publicUrl });
+  const deliveries = createDeliveriesService({ db, dispatch, registry });
+  const receive = createReceiver({ db, secretBox, buckets, dispatch, trustProxy: config.trustProxy, authFailureLimit: config.authFailureLimit });
+  const routes: FastifyPluginAsyncTypebox = async (app) => {
+    await app.register(inboundWebhooksRoutes(service));
+    await app.register(deliveriesRoutes(deliveries));
+  };
+  return { service, deliveries, routes, receiverRoutes: receiverRoutes(receive, config.inboundBodyLimitBytes) };
+}
