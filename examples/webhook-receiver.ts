@@ -32,15 +32,16 @@ export interface ReceivedEvent {
   changes?: Record<string, { previous: unknown; new: unknown }>;
 }
 
-/** Starts the receiver; `onEvent` sees each verified event once. */
-export function startReceiver(secret: string, port: number, onEvent: (event: ReceivedEvent) => void): Promise<Server> {
+/** Starts the receiver (port 0 picks a free one); `onEvent` sees each verified event once. */
+export function startReceiver(secret: string | (() => string), port: number, onEvent: (event: ReceivedEvent) => void): Promise<Server> {
+  const secretNow = typeof secret === 'string' ? () => secret : secret;
   const seen = new Set<string>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      if (!verifySignature(secret, req.headers['x-service-signature'] as string | undefined, body)) {
+      if (!verifySignature(secretNow(), req.headers['x-service-signature'] as string | undefined, body)) {
         res.writeHead(401).end();
         return;
       }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startReceiver, type ReceivedEvent } from '../examples/webhook-receiver.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -10,10 +11,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'psa-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Starts src/main.ts (what `npm start` runs) on the embedded database and waits for its banner. */
-function start(): Promise<{ child: ChildProcess; output: () => string }> {
+function start(env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, [TSX, 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: '', PSA_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: '', PSA_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -64,5 +65,39 @@ describe('npm start (embedded database)', () => {
     const again = await fetch(`${base2}/api/v1/countries`, { headers: { 'X-API-Key': key! } });
     expect(again.status).toBe(200);
     expect(await stop(second.child)).toBe(0);
+  }, 90_000);
+
+  it('README quick start: a webhook receives a correctly signed ticket.updated from the embedded worker', async () => {
+    const webhookDir = mkdtempSync(join(tmpdir(), 'psa-start-hook-'));
+    const { child, output } = await start({ PSA_DATA_DIR: webhookDir, PSA_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1/32' });
+    let secret = '';
+    const events: ReceivedEvent[] = [];
+    const receiver = await startReceiver(() => secret, 0, (event) => events.push(event));
+    try {
+      const key = output().match(/psa_[A-Za-z0-9_-]{43}/)![0];
+      const base = `${output().match(/listening on (http:\/\/[^\s]+)/)![1]}/api/v1`;
+      const post = async (path: string, body: unknown, method = 'POST') => {
+        const res = await fetch(`${base}${path}`, { method, headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+        expect(res.status, await res.clone().text()).toBeLessThan(300);
+        return ((await res.json()) as { data: Record<string, string> }).data;
+      };
+      const client = await post('/clients', { client_name: 'Acme', billing_cycle: 'monthly' });
+      const ticket = await post('/tickets', { title: 'Printer jam', client_id: client.client_id });
+      const port = (receiver.address() as { port: number }).port;
+      const hook = await post('/webhooks', { name: 'Local', url: `http://127.0.0.1:${port}/`, event_types: ['ticket.updated', 'ticket.status_changed', 'ticket.closed'] });
+      secret = hook.secret!;
+      await post(`/tickets/${ticket.ticket_id}`, { title: 'Printer jam on floor 2' }, 'PUT');
+      for (let i = 0; i < 200 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({
+        event_type: 'ticket.updated',
+        data: { ticket_id: ticket.ticket_id, title: 'Printer jam on floor 2' },
+        changes: { title: { previous: 'Printer jam', new: 'Printer jam on floor 2' } },
+      });
+    } finally {
+      receiver.close();
+      await stop(child);
+      rmSync(webhookDir, { recursive: true, force: true });
+    }
   }, 90_000);
 });
