@@ -69,7 +69,13 @@ export async function startWorker(opts: {
   const pollMs = opts.pollMs ?? 1000;
   let running = true;
   let wake: (() => void) | undefined;
-  const unlisten = await database.listen(EVENTS_CHANNEL, () => wake?.());
+  // A NOTIFY that arrives while a pass runs (after its claim saw nothing) must not be lost until the
+  // next poll: it is remembered and the loop goes straight to another pass.
+  let notified = false;
+  const unlisten = await database.listen(EVENTS_CHANNEL, () => {
+    if (wake) wake();
+    else notified = true;
+  });
   const tasks = [...platformTasks(database), ...(opts.tasks ?? [])].map((task) => ({ task, lastRun: 0 }));
 
   const maintain = async () => {
@@ -87,13 +93,14 @@ export async function startWorker(opts: {
   const loop = (async () => {
     while (running) {
       let claimed = 0;
+      notified = false;
       try {
         await maintain();
         claimed = await relay.runOnce();
       } catch (err) {
         if (running) log.error({ err }, 'worker pass failed');
       }
-      if (claimed === 0 && running) {
+      if (claimed === 0 && running && !notified) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollMs);
           wake = () => {
