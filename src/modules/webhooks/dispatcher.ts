@@ -209,9 +209,20 @@ export class WebhookDispatcher {
       group.push(row);
       groups.set(hookKey(row), group);
     }
+    try {
+      return { claimed: rows.length, jobs: await this.grant(groups, token, now) };
+    } catch (err) {
+      // Hand the claims back at once rather than leaving them to the lease: nothing was sent.
+      await postpone(this.database.db, token, rows.map((r) => ({ tenant: r.tenant, delivery_id: r.delivery_id, at: r.next_attempt_at }))).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Takes rate-limit tokens per webhook: the granted attempts become jobs, the rest wait for theirs. */
+  private async grant(groups: Map<string, ClaimedRow[]>, token: string, now: Date): Promise<Job[]> {
     const jobs: Job[] = [];
     const later: { tenant: string; delivery_id: string; at: Date }[] = [];
-    const grants = await takeTokens(this.database.db, [...groups.values()].map((g) => ({ tenant: g[0]!.tenant, webhook_id: g[0]!.webhook_id, wanted: g.length })), now);
+    const grants = await retryOnDeadlock(() => takeTokens(this.database.db, [...groups.values()].map((g) => ({ tenant: g[0]!.tenant, webhook_id: g[0]!.webhook_id, wanted: g.length })), now));
     const grantOf = new Map(grants.map((g) => [hookKey(g), g]));
     for (const [key, group] of groups) {
       // A webhook deleted meanwhile grants nothing; its rows are gone with it.
@@ -221,7 +232,7 @@ export class WebhookDispatcher {
       group.slice(granted).forEach((row, i) => later.push({ tenant: row.tenant, delivery_id: row.delivery_id, at: new Date(now.getTime() + Math.ceil(((i + 1 - left) * 60_000) / rate)) }));
     }
     await postpone(this.database.db, token, later);
-    return { claimed: rows.length, jobs };
+    return jobs;
   }
 
   private launch(job: Job): void {
@@ -392,4 +403,19 @@ function healthOf(outcomes: readonly Outcome[]): HealthUpdate[] {
       failing_after_success: date(after.length ? Math.min(...after) : null),
     };
   });
+}
+
+/**
+ * Runs a statement again when PostgreSQL chose it as a deadlock victim (or a serialization failure):
+ * two workers taking tokens of the same webhooks can meet that way, and a retry always succeeds.
+ */
+async function retryOnDeadlock<T>(run: () => Promise<T>, tries = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= tries || (code !== '40P01' && code !== '40001')) throw err;
+    }
+  }
 }
