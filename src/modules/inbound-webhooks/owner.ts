@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
+import { permissionsOfUser } from '../../platform/auth/key-cache.ts';
 import type { Executor } from '../../platform/db/executor.ts';
 
 /**
@@ -14,9 +14,7 @@ export async function loadOwnerActor(db: Executor, tenant: string, userId: strin
     .innerJoin('tenants as t', 't.tenant_id', 'u.tenant')
     .select([
       'u.user_id', 'u.user_type', 'u.client_id', 't.slug',
-      sql<string[]>`coalesce((select array_agg(distinct rp.permission) from user_roles ur
-        join role_permissions rp on rp.tenant = ur.tenant and rp.role_id = ur.role_id
-        where ur.tenant = u.tenant and ur.user_id = u.user_id), '{}')`.as('permissions'),
+      permissionsOfUser('u.tenant', 'u.user_id').as('permissions'),
     ])
     .where('u.tenant', '=', tenant)
     .where('u.user_id', '=', userId)

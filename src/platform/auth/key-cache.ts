@@ -2,6 +2,12 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Actor } from './context.ts';
 
+/** Every permission the user's roles grant (a correlated subquery over the given tenant and user columns). */
+export const permissionsOfUser = (tenantColumn: string, userColumn: string) =>
+  sql<string[]>`coalesce((select array_agg(distinct rp.permission) from user_roles ur
+    join role_permissions rp on rp.tenant = ur.tenant and rp.role_id = ur.role_id
+    where ur.tenant = ${sql.ref(tenantColumn)} and ur.user_id = ${sql.ref(userColumn)}), '{}')`;
+
 /** What a key resolves to; cached so the hot path makes no database round trip for auth. */
 export interface KeyRecord {
   actor: Actor;
@@ -54,9 +60,7 @@ export class KeyCache {
       .select([
         'k.tenant', 'k.api_key_id', 'k.user_id', 'k.scopes', 'k.expires_at', 'k.rate_limit_burst',
         'k.rate_limit_per_minute', 'k.last_used_at', 'u.user_type', 'u.client_id', 't.slug',
-        sql<string[]>`coalesce((select array_agg(distinct rp.permission) from user_roles ur
-          join role_permissions rp on rp.tenant = ur.tenant and rp.role_id = ur.role_id
-          where ur.tenant = k.tenant and ur.user_id = k.user_id), '{}')`.as('permissions'),
+        permissionsOfUser('k.tenant', 'k.user_id').as('permissions'),
       ])
       .where('k.key_hash', '=', keyHash)
       .where('k.revoked_at', 'is', null)
