@@ -1,8 +1,7 @@
 import { avatarUrl } from '../users/index.ts';
 import type { LiveSessionRow } from './sessions.repo.ts';
 import type { SessionUser } from './auth.schemas.ts';
-
-const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
+import { iso } from '../../platform/time.ts';
 
 /** Session users are `client` (portal) or `internal`; admin and contractor accounts are internal staff. */
 export const sessionUserType = (userType: string): 'client' | 'internal' => (userType === 'client' ? 'client' : 'internal');

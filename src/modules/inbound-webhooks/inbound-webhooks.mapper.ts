@@ -2,8 +2,7 @@ import type { AuthSettings } from './auth.ts';
 import type { InboundWebhookRow, InboundWebhookSummaryRow } from './inbound-webhooks.repo.ts';
 import type { ActionInfo, InboundWebhook, InboundWebhookSummary } from './inbound-webhooks.schemas.ts';
 import type { ActionDefinition } from './actions/action.ts';
-
-const iso = (d: Date | string | null): string | null => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
+import { iso } from '../../platform/time.ts';
 
 /** JSON text kept by the service → its value (null text → null). */
 export const parseStored = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));

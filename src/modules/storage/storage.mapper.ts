@@ -1,10 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { StorageRecordsTable } from '../../platform/db/schema.ts';
 import type { ListedRecord, StorageRecord } from './storage.schemas.ts';
+import { iso } from '../../platform/time.ts';
 
 export type StorageRecordRow = Selectable<StorageRecordsTable>;
-
-const iso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
 
 export function toRecord(row: StorageRecordRow): StorageRecord {
   return {

@@ -1,8 +1,7 @@
 import type { TICKET_DATA_FIELDS } from '../../platform/events/catalogue.ts';
 import type { TicketViewRow } from './tickets.repo.ts';
 import type { Ticket } from './tickets.schemas.ts';
-
-const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
+import { iso } from '../../platform/time.ts';
 
 export function toTicket(row: TicketViewRow): Ticket {
   return {

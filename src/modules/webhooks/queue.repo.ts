@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { DB, WebhookDeliveriesTable, WebhookDeliveryStatus } from '../../platform/db/schema.ts';
+import { iso } from '../../platform/time.ts';
 
 /**
  * The delivery queue's statements. Rows are addressed by their primary key, (tenant, delivery_id) or
@@ -24,8 +25,6 @@ export interface ClaimedRow {
   custom_headers_enc: string | null;
   rate_limit_per_minute: number;
 }
-
-const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
 /**
  * Claims up to `limit` due pending attempts (FOR UPDATE SKIP LOCKED: concurrent workers never take the

@@ -1,7 +1,6 @@
 import type { WebhookRow } from './webhooks.repo.ts';
 import { MASK, type EventFilter, type PayloadFields, type Webhook } from './webhooks.schemas.ts';
-
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+import { iso } from '../../platform/time.ts';
 
 export function toWebhook(row: WebhookRow): Webhook {
   return {

@@ -2,8 +2,7 @@ import type { InboundDispatchStatus } from '../../../platform/db/schema.ts';
 import { parseStored } from '../inbound-webhooks.mapper.ts';
 import type { DeliveryListRow, DeliveryRow } from './deliveries.repo.ts';
 import type { Delivery, DeliverySummary } from './deliveries.schemas.ts';
-
-const iso = (d: Date | string): string => (d instanceof Date ? d : new Date(d)).toISOString();
+import { iso } from '../../../platform/time.ts';
 
 export function toDeliverySummary(row: DeliveryListRow): DeliverySummary {
   return {

@@ -1,7 +1,6 @@
 import type { DeliveryRow } from '../webhooks.repo.ts';
 import type { Delivery } from './deliveries.schemas.ts';
-
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+import { iso } from '../../../platform/time.ts';
 
 export const toDelivery = (row: DeliveryRow): Delivery => ({
   delivery_id: row.delivery_id,

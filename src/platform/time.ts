@@ -1,0 +1,10 @@
+/**
+ * A timestamp as the API shows it (ISO 8601, UTC, milliseconds). Rows may carry Date (pg) or string
+ * (json aggregates) values; null and undefined stay null.
+ */
+export function iso(d: Date | string): string;
+export function iso(d: Date | string | null | undefined): string | null;
+export function iso(d: Date | string | null | undefined): string | null {
+  if (d === null || d === undefined) return null;
+  return (d instanceof Date ? d : new Date(d)).toISOString();
+}
