@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import type { DB } from './schema.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
@@ -78,7 +79,11 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
   };
 }
 
-const pgliteOptions = { parsers: { [DATE_OID]: (v: string) => v, [INT8_OID]: (v: string) => Number(v) } };
+// pg_trgm serves search (partial words, typos); PostgreSQL ships it as a trusted extension.
+const pgliteOptions = {
+  parsers: { [DATE_OID]: (v: string) => v, [INT8_OID]: (v: string) => Number(v) },
+  extensions: { pg_trgm },
+};
 
 /** Opens the embedded database. dataDir undefined means in memory; loadDataDir restores a dump (tests). */
 export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {

@@ -1,4 +1,8 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { AssetTables } from './schema.assets.ts';
+import type { AssetRmmTables } from './schema.rmm.ts';
+import type { ProjectTemplateTables } from './schema.project-templates.ts';
+import type { ProjectTables } from './schema.projects.ts';
 
 /**
  * Table types for Kysely, kept in step with migrations/ by hand. Column names are the SQL names
@@ -533,7 +537,27 @@ export interface InboundExternalIdsTable {
   updated_at: Timestamp;
 }
 
-export interface DB {
+export interface SearchDocumentsTable {
+  tenant: string;
+  object_type: string;
+  object_id: string;
+  parent_type: string | null;
+  parent_id: string | null;
+  title: string;
+  subtitle: string | null;
+  body: string | null;
+  url: string;
+  identifier: string | null;
+  client_id: string | null;
+  is_internal: Generated<boolean>;
+  visible_to_user_ids: string[] | null;
+  required_permission: string | null;
+  updated_at: Timestamp;
+  indexed_at: Timestamp;
+  search_vector: ColumnType<string, never, never>;
+}
+
+export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables {
   tenants: TenantsTable;
   users: UsersTable;
   roles: RolesTable;
@@ -571,4 +595,5 @@ export interface DB {
   inbound_webhook_deliveries: InboundWebhookDeliveriesTable;
   inbound_webhook_idempotency_keys: InboundWebhookIdempotencyKeysTable;
   inbound_external_ids: InboundExternalIdsTable;
+  search_documents: SearchDocumentsTable;
 }

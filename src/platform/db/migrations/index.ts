@@ -6,6 +6,11 @@ import * as storage from './2026_11_21_0004_storage.ts';
 import * as tickets from './2026_11_21_0005_tickets.ts';
 import * as webhooks from './2026_11_21_0006_webhooks.ts';
 import * as inboundWebhooks from './2026_11_21_0007_inbound_webhooks.ts';
+import * as search from './2026_11_21_0008_search.ts';
+import * as assets from './2026_11_21_0009_assets.ts';
+import * as assetRmm from './2026_11_21_0010_asset_rmm.ts';
+import * as projects from './2026_11_21_0011_projects.ts';
+import * as projectTemplates from './2026_11_21_0012_project_templates.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +21,9 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0005_tickets': tickets,
   '2026_11_21_0006_webhooks': webhooks,
   '2026_11_21_0007_inbound_webhooks': inboundWebhooks,
+  '2026_11_21_0008_search': search,
+  '2026_11_21_0009_assets': assets,
+  '2026_11_21_0010_asset_rmm': assetRmm,
+  '2026_11_21_0011_projects': projects,
+  '2026_11_21_0012_project_templates': projectTemplates,
 };

@@ -1,0 +1,7 @@
+import type { Kysely } from 'kysely';
+import { runStatements } from './run-statements.ts';
+
+/** asset_rmm: tables are added by the area that owns this migration. */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await runStatements(db, ``);
+}

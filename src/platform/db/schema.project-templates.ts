@@ -1,0 +1,3 @@
+/** Kysely table types of migration 0012_project_templates; kept apart from schema.ts so each area edits only its own file. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ProjectTemplateTables {}
