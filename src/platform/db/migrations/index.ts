@@ -10,7 +10,7 @@ import * as search from './2026_11_21_0008_search.ts';
 import * as assets from './2026_11_21_0009_assets.ts';
 import * as assetRmm from './2026_11_21_0010_asset_rmm.ts';
 import * as projects from './2026_11_21_0011_projects.ts';
-import * as projectTemplates from './2026_11_21_0012_project_templates.ts';
+import * as projectTemplates from './2026_11_21_0012_project_templates_links.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -25,5 +25,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0009_assets': assets,
   '2026_11_21_0010_asset_rmm': assetRmm,
   '2026_11_21_0011_projects': projects,
-  '2026_11_21_0012_project_templates': projectTemplates,
+  '2026_11_21_0012_project_templates_links': projectTemplates,
 };
