@@ -8,12 +8,14 @@ import { createTenant, findTenantBySlug } from './modules/tenants/index.ts';
 import { issueApiKey } from './modules/api-keys/index.ts';
 import { findUserByEmail } from './modules/users/index.ts';
 import { fail } from './process-errors.ts';
+import { searchReindexCommand } from './modules/search/index.ts';
 
 const USAGE = `psa — administer the PSA API's database
 
   psa migrate
   psa tenant create --name NAME --slug SLUG --admin-email EMAIL [--admin-password PASSWORD] [--json]
   psa key create --tenant SLUG --user EMAIL [--name NAME] [--json]
+  psa search reindex [--tenant SLUG-OR-ID] [--type TYPE] [--json]
 
 Uses DATABASE_URL (PostgreSQL) or the embedded database in PSA_DATA_DIR (default ./data).
 With the embedded database, stop the server first: one process owns the data directory.
@@ -68,6 +70,12 @@ async function run(argv: string[], database: Database): Promise<number> {
     if (name.length > 100) throw new AppError('VALIDATION_ERROR', '--name must be at most 100 characters');
     const key = await withTransaction(db, (trx) => issueApiKey(trx, tenant.tenant_id, user.user_id, { name }));
     print(values.json === true, { tenant_id: tenant.tenant_id, tenant_slug: slug, user_id: user.user_id, api_key_id: key.id, api_key: key.api_key }, `API key (shown once): ${key.api_key}`);
+    return 0;
+  }
+  if (group === 'search' && action === 'reindex') {
+    const { values } = parseArgs({ args: rest, options: { tenant: { type: 'string' }, type: { type: 'string' }, json: { type: 'boolean' } } });
+    const result = await searchReindexCommand(db, { tenant: values.tenant, type: values.type });
+    print(values.json === true, result, result.lines.join('\n'));
     return 0;
   }
   process.stderr.write(`unknown command: ${argv.join(' ')}\n\n${USAGE}`);

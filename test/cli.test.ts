@@ -108,6 +108,27 @@ describe(`psa CLI (${engine})`, () => {
     expect(unknown.code).toBe(2);
   });
 
+  it('search reindex rebuilds a tenant\'s index (or one type of it) from the source tables, printing counts', async () => {
+    const database = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.PSA_DATA_DIR ?? dataDir });
+    let tenantId: string;
+    try {
+      tenantId = (await database.db.selectFrom('tenants').select('tenant_id').where('slug', '=', 'acme').executeTakeFirstOrThrow()).tenant_id;
+      await database.db.deleteFrom('search_documents').where('tenant', '=', tenantId).execute();
+    } finally {
+      await database.close();
+    }
+    const all = await psa('search', 'reindex', '--tenant', 'acme', '--json');
+    expect(all.code, all.stderr).toBe(0);
+    // The seeded board "General", its three statuses and the admin user.
+    expect(JSON.parse(all.stdout)).toMatchObject({ indexed: 5, removed: 0 });
+    const typed = await psa('search', 'reindex', '--tenant', tenantId, '--type', 'user');
+    expect(typed.code, typed.stderr).toBe(0);
+    expect(typed.stdout).toContain('reindexed 1 tenant(s): 1 rows indexed, 0 stale rows removed');
+    const bad = await psa('search', 'reindex', '--type', 'spaceship');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--type must be one of');
+  });
+
   it('with the embedded database, says plainly that the data directory is in use while a server holds it', async () => {
     const embeddedDir = join(dataDir, 'embedded');
     const release = acquireDataDirLock(embeddedDir);

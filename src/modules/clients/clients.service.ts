@@ -10,6 +10,8 @@ import { pageOf, paginated } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import { assertNotMerged, canSeeClient, portalClientId } from './clients.access.ts';
 import { countClientDependents } from './clients.dependents.ts';
+import { syncSearch } from '../search/index.ts';
+import { rowsNamingClient } from './clients.search.ts';
 import { CLIENT_EVENTS, emitClientEvent, emitClientUpdated } from './clients.events.ts';
 import { toClient } from './clients.mapper.ts';
 import {
@@ -189,6 +191,7 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
           created_at: now,
           updated_at: now,
         });
+        await syncSearch(trx, actor.tenant, 'client', [clientId]);
         await emitClientEvent(trx, actor.tenant, CLIENT_EVENTS.created, clientId, {
           location_id: loc?.location_id ?? null,
           billing_profile_id: profile.billing_profile_id,
@@ -230,7 +233,11 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
         await updateClient(trx, actor.tenant, id, { ...changes, updated_at: now });
         if (changes.client_name !== undefined) {
           await renameDefaultProfile(trx, actor.tenant, id, current.client_name, changes.client_name, now);
+          const naming = await rowsNamingClient(trx, actor.tenant, id);
+          await syncSearch(trx, actor.tenant, 'contact', naming.contact);
+          await syncSearch(trx, actor.tenant, 'ticket', naming.ticket);
         }
+        await syncSearch(trx, actor.tenant, 'client', [id]);
         await emitClientUpdated(trx, actor.tenant, id, changed);
         return toClient(await view(trx, actor, id));
       });
@@ -248,6 +255,7 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
           throw conflict(`Client '${id}' still has dependent records (${list}); remove or reassign them first`, dependents);
         }
         await deleteClient(trx, actor.tenant, id);
+        await syncSearch(trx, actor.tenant, 'client', [id]);
         await emitClientEvent(trx, actor.tenant, CLIENT_EVENTS.deleted, id);
       });
     },

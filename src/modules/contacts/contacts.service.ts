@@ -14,6 +14,7 @@ import {
   removeContactFromBillingProfiles,
   requireVisibleClient,
 } from '../clients/index.ts';
+import { syncSearch } from '../search/index.ts';
 import { CONTACT_EVENTS, emitContactEvent } from './contacts.events.ts';
 import { toContact } from './contacts.mapper.ts';
 import { deleteContact, findContact, insertContact, listContacts, updateContact, type ContactRow } from './contacts.repo.ts';
@@ -103,6 +104,7 @@ export function createContactsService(deps: { db: Kysely<DB> }) {
           created_at: now,
           updated_at: now,
         });
+        await syncSearch(trx, actor.tenant, 'contact', [row.contact_id]);
         await emitContactEvent(trx, actor.tenant, CONTACT_EVENTS.created, row);
         return toContact(row);
       });
@@ -132,6 +134,7 @@ export function createContactsService(deps: { db: Kysely<DB> }) {
         }
 
         const row = await updateContact(trx, actor.tenant, id, { ...changes, updated_at: new Date() });
+        await syncSearch(trx, actor.tenant, 'contact', [id]);
         await emitContactEvent(trx, actor.tenant, CONTACT_EVENTS.updated, row, {
           changed_fields: changed,
           ...('client_id' in changes ? { previous_client_id: current.client_id } : {}),
@@ -146,6 +149,7 @@ export function createContactsService(deps: { db: Kysely<DB> }) {
         const current = await visibleContact(trx, actor, id, true);
         assertIfMatch(ifMatch, toContact(current));
         await deleteContact(trx, actor.tenant, id);
+        await syncSearch(trx, actor.tenant, 'contact', [id]);
         await emitContactEvent(trx, actor.tenant, CONTACT_EVENTS.deleted, current);
       });
     },

@@ -3,6 +3,8 @@ import type { Executor } from '../../platform/db/executor.ts';
 import { SEARCH_INDEXERS } from './indexers.ts';
 import type { SearchDocument, SearchType } from './search.types.ts';
 
+const SYNC_CHUNK = 1000;
+
 /**
  * Brings the index up to date for these records, inside the caller's transaction: call it after every
  * write of an indexed record (create, update, delete) with the same `trx`, so a committed write is
@@ -13,10 +15,14 @@ export async function syncSearch(db: Executor, tenant: string, type: SearchType,
   const indexer = SEARCH_INDEXERS[type];
   if (!indexer || ids.length === 0) return;
   const unique = [...new Set(ids)];
-  const docs = await indexer.load(db, tenant, unique);
-  await upsertSearchDocuments(db, tenant, docs);
-  const found = new Set(docs.map((d) => d.id));
-  await removeFromSearch(db, tenant, type, unique.filter((id) => !found.has(id)));
+  // Chunked so a write touching many rows (a client rename re-titles all its tickets) stays bounded per statement.
+  for (let i = 0; i < unique.length; i += SYNC_CHUNK) {
+    const chunk = unique.slice(i, i + SYNC_CHUNK);
+    const docs = await indexer.load(db, tenant, chunk);
+    await upsertSearchDocuments(db, tenant, docs);
+    const found = new Set(docs.map((d) => d.id));
+    await removeFromSearch(db, tenant, type, chunk.filter((id) => !found.has(id)));
+  }
 }
 
 /** Removes records (and, level by level, the rows whose parent they are) from the index. */
@@ -39,10 +45,22 @@ export async function removeFromSearch(db: Executor, tenant: string, type: Searc
   }
 }
 
-/** Writes documents as given (the search vector is a generated column). */
+// The snippet builder marks matches with these private-use characters; text must not carry its own.
+const SENTINELS = /[\uE000-\uE003]/g;
+const clean = (s: string | null | undefined): string | null => (s == null ? null : s.replace(SENTINELS, '').replaceAll('\u0000', ''));
+
+const CONTENT = [
+  'parent_type', 'parent_id', 'title', 'subtitle', 'body', 'url', 'identifier', 'client_id', 'is_internal',
+  'visible_to_user_ids', 'required_permission', 'updated_at',
+] as const;
+
+/**
+ * Writes documents as given (the search vectors are generated columns). A row whose content is
+ * unchanged is left alone, so its `indexed_at` keeps marking when its content last changed: search
+ * cursors pin their snapshot to it, and a re-index of an up-to-date tenant disturbs no open paging.
+ */
 export async function upsertSearchDocuments(db: Executor, tenant: string, docs: readonly SearchDocument[]): Promise<void> {
   if (docs.length === 0) return;
-  const now = new Date();
   await db
     .insertInto('search_documents')
     .values(
@@ -52,9 +70,9 @@ export async function upsertSearchDocuments(db: Executor, tenant: string, docs: 
         object_id: d.id,
         parent_type: d.parentType ?? null,
         parent_id: d.parentId ?? null,
-        title: d.title,
-        subtitle: d.subtitle ?? null,
-        body: d.body ?? null,
+        title: clean(d.title)!,
+        subtitle: clean(d.subtitle),
+        body: clean(d.body),
         url: d.url,
         identifier: d.identifier ? d.identifier.toLowerCase() : null,
         client_id: d.clientId ?? null,
@@ -62,7 +80,8 @@ export async function upsertSearchDocuments(db: Executor, tenant: string, docs: 
         visible_to_user_ids: d.visibleToUserIds ? [...d.visibleToUserIds] : null,
         required_permission: d.requiredPermission ?? null,
         updated_at: d.updatedAt,
-        indexed_at: now,
+        // The database's clock, like the search cursors' snapshot instant (search.engine.ts).
+        indexed_at: sql<Date>`clock_timestamp()`,
       })),
     )
     .onConflict((oc) =>
@@ -80,7 +99,7 @@ export async function upsertSearchDocuments(db: Executor, tenant: string, docs: 
         required_permission: eb.ref('excluded.required_permission'),
         updated_at: eb.ref('excluded.updated_at'),
         indexed_at: eb.ref('excluded.indexed_at'),
-      })),
+      })).where(sql<boolean>`(${sql.join(CONTENT.map((c) => sql.ref(`search_documents.${c}`)))}) is distinct from (${sql.join(CONTENT.map((c) => sql.ref(`excluded.${c}`)))})`),
     )
     .execute();
 }

@@ -23,6 +23,8 @@ import type {
   TicketStatusBody,
   UpdateTicketBody,
 } from './tickets.schemas.ts';
+import { syncSearch } from '../search/index.ts';
+import { syncTags } from './tags/tags.sync.ts';
 import { applyTicketPatch, type TicketPatch } from './tickets.writes.ts';
 
 /** T-000001; longer once the counter passes 999 999. */
@@ -163,6 +165,8 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
           closed_at: closed ? now : null,
         });
         await replaceTags(trx, tenant, ticketId, tags, now);
+        await syncSearch(trx, tenant, 'ticket', [ticketId]);
+        await syncTags(trx, tenant, tags);
         const row = (await findTicketView(trx, tenant, ticketId))!;
         await emitTicketEvents(trx, row, [TICKET_EVENTS.created], { previousStatus: null, suppress, publicUrl });
         return toTicket(row);
@@ -191,6 +195,8 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
         const current = await requireVisibleTicket(trx, actor, id, true);
         assertIfMatch(ifMatch, toTicket(current));
         await deleteTicket(trx, actor.tenant, id);
+        await syncSearch(trx, actor.tenant, 'ticket', [id]);
+        await syncTags(trx, actor.tenant, current.tags);
         await emitTicketDeleted(trx, current);
       });
     },

@@ -4,6 +4,9 @@ import type { DB } from '../../platform/db/schema.ts';
 import { emitTicketEvents, eventsOfChange, type TicketChanges } from './tickets.events.ts';
 import type { Suppress } from './tickets.mapper.ts';
 import { findTicketView, replaceTags, updateTicket, type TicketViewRow } from './tickets.repo.ts';
+import { syncSearch } from '../search/index.ts';
+import { commentIdsOfTickets } from './comments/comments.search.ts';
+import { syncTags } from './tags/tags.sync.ts';
 import { apiField, assertMayAssign, checkReferences, REF_FIELDS, sameTags, type RefField, type TicketRefs } from './tickets.rules.ts';
 
 /** A partial change to a ticket, normalised (trimmed title, blank description as null, tags deduplicated). */
@@ -60,6 +63,10 @@ export async function applyTicketPatch(
   if (tagsChanged) await replaceTags(trx, actor.tenant, current.ticket_id, patch.tags!, now);
 
   const after = (await findTicketView(trx, actor.tenant, current.ticket_id))!;
+  await syncSearch(trx, actor.tenant, 'ticket', [current.ticket_id]);
+  // Comment rows embed the ticket's title and client.
+  if ('title' in set || 'client_id' in set) await syncSearch(trx, actor.tenant, 'ticket_comment', await commentIdsOfTickets(trx, actor.tenant, [current.ticket_id]));
+  if (tagsChanged) await syncTags(trx, actor.tenant, [...current.tags, ...after.tags]);
   if (tagsChanged) changes.tags = { previous: current.tags, new: after.tags };
   const previousStatus = 'status_id' in changes ? { status_id: current.status_id, status_name: current.status_name } : null;
   await emitTicketEvents(trx, after, eventsOfChange(current, after, changes), { previousStatus, suppress: ctx.suppress, publicUrl: ctx.publicUrl }, { changes });

@@ -3,11 +3,15 @@ import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { DB, UsersTable } from '../../platform/db/schema.ts';
 import type { UserSortField, UserType } from './users.schemas.ts';
+import { syncSearch } from '../search/index.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
+// Every user write keeps the user's search row current in the same transaction.
 export async function insertUser(db: Executor, user: Insertable<UsersTable>): Promise<UserRow> {
-  return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+  const row = await db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+  await syncSearch(db, row.tenant, 'user', [row.user_id]);
+  return row;
 }
 
 export async function findUserById(db: Executor, tenant: string, userId: string, lock = false): Promise<UserRow | undefined> {
@@ -42,10 +46,12 @@ export async function findUserIdBy(db: Executor, tenant: string, field: 'usernam
 
 export async function updateUser(db: Executor, tenant: string, userId: string, set: Updateable<UsersTable>): Promise<void> {
   await db.updateTable('users').set(set).where('tenant', '=', tenant).where('user_id', '=', userId).execute();
+  await syncSearch(db, tenant, 'user', [userId]);
 }
 
 export async function deleteUser(db: Executor, tenant: string, userId: string): Promise<void> {
   await db.deleteFrom('users').where('tenant', '=', tenant).where('user_id', '=', userId).execute();
+  await syncSearch(db, tenant, 'user', [userId]);
 }
 
 /** Ends every open sign-in session of the user; returns how many. */

@@ -8,6 +8,7 @@ import { isPortalActor, lockWritableClient, requireVisibleClient } from '../clie
 import { emitClientUpdated } from '../clients.events.ts';
 import { updateClient, type ClientRow } from '../clients.repo.ts';
 import type { ClientNotes } from './notes.schemas.ts';
+import { syncSearch } from '../../search/index.ts';
 
 const toNotes = (row: Pick<ClientRow, 'notes' | 'notes_updated_at'>): ClientNotes => ({
   notes: row.notes,
@@ -30,6 +31,7 @@ export function createNotesService(deps: { db: Kysely<DB> }) {
       const now = new Date();
       // Notes are not part of the client's representation, so the client's updated_at stays.
       await updateClient(trx, actor.tenant, clientId, { notes, notes_updated_at: now });
+      await syncSearch(trx, actor.tenant, 'client', [clientId]);
       await emitClientUpdated(trx, actor.tenant, clientId, ['notes']);
       return toNotes({ notes, notes_updated_at: now });
     });

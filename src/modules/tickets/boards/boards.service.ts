@@ -1,5 +1,7 @@
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
+import { syncSearch } from '../../search/index.ts';
+import { boardChildren } from './boards.search.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
 import type { BoardsTable, DB, TicketStatusesTable } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
@@ -85,6 +87,15 @@ export async function requireBoard(db: Executor, tenant: string, boardId: string
 export async function addBoard(trx: Transaction<DB>, row: Insertable<BoardsTable>, statuses: readonly StatusSeed[], now: Date): Promise<void> {
   await insertBoard(trx, row);
   await insertStatuses(trx, boardStatusRows(row.tenant, row.board_id, statuses, now));
+  await syncBoard(trx, row.tenant, row.board_id);
+}
+
+/** The board's search row and those of its statuses and categories, which embed its name. */
+async function syncBoard(trx: Executor, tenant: string, boardId: string): Promise<void> {
+  const children = await boardChildren(trx, tenant, boardId);
+  await syncSearch(trx, tenant, 'board', [boardId]);
+  await syncSearch(trx, tenant, 'status', children.statuses);
+  await syncSearch(trx, tenant, 'category', children.categories);
 }
 
 export function createBoardsService(deps: { db: Kysely<DB> }) {
@@ -166,6 +177,7 @@ export function createBoardsService(deps: { db: Kysely<DB> }) {
         const now = new Date();
         if (set.is_default) await clearDefaultBoard(trx, actor.tenant, now);
         await updateBoard(trx, actor.tenant, id, { ...set, updated_at: now });
+        await syncBoard(trx, actor.tenant, id);
         return toBoard(await requireBoard(trx, actor.tenant, id));
       });
     },
@@ -182,6 +194,7 @@ export function createBoardsService(deps: { db: Kysely<DB> }) {
           throw conflict(`Board '${id}' is still used (${list}); move or delete them first`, dependents);
         }
         await deleteBoard(trx, actor.tenant, id);
+        await syncSearch(trx, actor.tenant, 'board', [id]);
       });
     },
   };

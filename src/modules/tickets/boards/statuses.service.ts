@@ -1,5 +1,6 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
+import { syncSearch } from '../../search/index.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
 import type { DB, TicketStatusesTable } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
@@ -91,6 +92,7 @@ export function createStatusesService(deps: { db: Kysely<DB> }) {
           created_at: now,
           updated_at: now,
         }]);
+        await syncSearch(trx, actor.tenant, 'status', [statusId]);
         return toStatus(await requireStatus(trx, actor.tenant, boardId, statusId));
       });
     },
@@ -125,6 +127,7 @@ export function createStatusesService(deps: { db: Kysely<DB> }) {
         const now = new Date();
         if (set.is_default) await clearDefaultStatus(trx, actor.tenant, boardId, now);
         await updateStatus(trx, actor.tenant, statusId, { ...set, updated_at: now });
+        await syncSearch(trx, actor.tenant, 'status', [statusId]);
         return toStatus(await requireStatus(trx, actor.tenant, boardId, statusId));
       });
     },
@@ -139,6 +142,7 @@ export function createStatusesService(deps: { db: Kysely<DB> }) {
         const n = await countTicketsInStatus(trx, actor.tenant, statusId);
         if (n > 0) throw conflict(`Status '${statusId}' is still used by ${n} tickets; move them to another status first`, { tickets: n });
         await deleteStatus(trx, actor.tenant, statusId);
+        await syncSearch(trx, actor.tenant, 'status', [statusId]);
       });
     },
   };

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
+import { syncSearch } from '../../search/index.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
 import type { DB, TicketCategoriesTable } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
@@ -103,6 +104,7 @@ export function createCategoriesService(deps: { db: Kysely<DB> }) {
           created_at: now,
           updated_at: now,
         });
+        await syncSearch(trx, actor.tenant, 'category', [categoryId]);
         return toCategory(await requireCategory(trx, actor.tenant, categoryId));
       });
     },
@@ -138,6 +140,9 @@ export function createCategoriesService(deps: { db: Kysely<DB> }) {
         const now = new Date();
         await updateCategory(trx, actor.tenant, id, { ...set, updated_at: now });
         if (at.parentId === null && 'board_id' in set) await setSubcategoriesBoard(trx, actor.tenant, id, at.boardId, now);
+        // Subcategory rows embed their parent's name and board.
+        const subcategories = await trx.selectFrom('ticket_categories').select('category_id').where('tenant', '=', actor.tenant).where('parent_category_id', '=', id).execute();
+        await syncSearch(trx, actor.tenant, 'category', [id, ...subcategories.map((c) => c.category_id)]);
         return toCategory(await requireCategory(trx, actor.tenant, id));
       });
     },
@@ -152,6 +157,7 @@ export function createCategoriesService(deps: { db: Kysely<DB> }) {
         const tickets = await countTicketsInCategoryTree(trx, actor.tenant, id);
         if (tickets > 0) throw conflict(`Category '${id}' is still used by ${tickets} tickets; recategorise them first`, { tickets });
         await deleteCategory(trx, actor.tenant, id);
+        await syncSearch(trx, actor.tenant, 'category', [id]);
       });
     },
   };

@@ -12,6 +12,7 @@ import { emitTicketEvents, suppressOf } from '../tickets.events.ts';
 import { findTicketView, updateTicket } from '../tickets.repo.ts';
 import { requireVisibleTicket } from '../tickets.rules.ts';
 import { toComment, toCommentData } from './comments.mapper.ts';
+import { syncSearch } from '../../search/index.ts';
 import { findCommentView, insertComment, listComments } from './comments.repo.ts';
 import type { Comment, CreateCommentBody, ListCommentsQuery } from './comments.schemas.ts';
 
@@ -69,6 +70,8 @@ export function createCommentsService(deps: { db: Kysely<DB>; publicUrl: string 
           updated_at: now,
         });
         await updateTicket(trx, tenant, ticketId, { updated_at: now, updated_by: actor.userId });
+        await syncSearch(trx, tenant, 'ticket_comment', [commentId]);
+        await syncSearch(trx, tenant, 'ticket', [ticketId]);
         const comment = (await findCommentView(trx, tenant, ticketId, commentId))!;
         const ticket = (await findTicketView(trx, tenant, ticketId))!;
         await emitTicketEvents(trx, ticket, [TICKET_EVENTS.commentAdded], { previousStatus: null, suppress, publicUrl }, { comment: toCommentData(comment) });

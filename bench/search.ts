@@ -1,0 +1,284 @@
+/**
+ * npm run bench:search — unified search on PostgreSQL at scale.
+ *
+ * Recreates BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/psa_bench_search; loopback
+ * hosts and database names containing "bench" only), migrates it, creates one big tenant and
+ * BENCH_SEARCH_TENANTS (10) small ones, and loads BENCH_SEARCH_ROWS (1,000,000) index rows into the big
+ * tenant plus BENCH_SEARCH_OTHER_ROWS (10,000) into each small one, across record types, through the real
+ * writer (upsertSearchDocuments, batches of 1,000, BENCH_SEARCH_WRITERS (2) concurrent writers): that is the
+ * indexing throughput. Text is drawn from a Zipf-distributed synthetic vocabulary, so there are genuinely
+ * common words, rare words and identifiers (T-000123, INV-000045, P-000067).
+ *
+ * After VACUUM ANALYZE it runs BENCH_SEARCH_QUERIES (40) searches per query class through the real query
+ * engine (the search service, as an Admin actor, first page, limit 30, counts included): common word,
+ * mid-frequency word, rare word, prefix, typo (fuzzy fallback), identifier, two-word query, next page
+ * of a common word (cursor), sort=recent, and a narrow-permission caller (Technician: no invoices); a
+ * few classes also through HTTP (app.inject). Baseline: a primary-key point lookup of one index row,
+ * measured in the same run; every class is reported as p50/p95 and as a ratio of the baseline's p50.
+ * Prints a table and writes bench/results/search-<timestamp>.json. Target: p95 ≤ 50 ms per class at 1M rows.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { sql } from 'kysely';
+import { buildApp, type App } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openPostgres, type Database } from '../src/platform/db/database.ts';
+import { withTransaction } from '../src/platform/db/executor.ts';
+import { migrateToLatest } from '../src/platform/db/migrate.ts';
+import { ALL_PERMISSIONS, BUILTIN_ROLES } from '../src/platform/auth/permissions.ts';
+import type { Actor } from '../src/platform/auth/context.ts';
+import { issueApiKey } from '../src/modules/api-keys/index.ts';
+import { createTenant } from '../src/modules/tenants/index.ts';
+import { createSearchService, upsertSearchDocuments, type SearchDocument, type SearchQuery, type SearchType } from '../src/modules/search/index.ts';
+import { benchDatabaseUrl, intEnv, quantile, recreateDatabase } from './bench-env.ts';
+
+const ROWS = intEnv('BENCH_SEARCH_ROWS', 1_000_000, 1_000, 20_000_000);
+const TENANTS = intEnv('BENCH_SEARCH_TENANTS', 10, 0, 100);
+const OTHER_ROWS = intEnv('BENCH_SEARCH_OTHER_ROWS', 10_000, 0, 1_000_000);
+const QUERIES = intEnv('BENCH_SEARCH_QUERIES', 40, 5, 10_000);
+const WRITERS = intEnv('BENCH_SEARCH_WRITERS', 2, 1, 16);
+/** 1 = keep the database of the previous run (same settings) and measure queries only. */
+const REUSE = intEnv('BENCH_SEARCH_REUSE', 0, 0, 1) === 1;
+const BATCH = 1_000;
+const VOCABULARY = 30_000;
+const ZIPF_Q = 50;
+const HUGE = 100_000_000;
+const dbUrl = benchDatabaseUrl('psa_bench_search');
+
+// Deterministic pseudo-random numbers (mulberry32), so runs are comparable.
+let seed = 0x5eed;
+function rnd(): number {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+  return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+}
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+
+// Pronounceable distinct words from syllables; rank 0 is the most common. Zipf–Mandelbrot (s = 1,
+// q = 50): plain Zipf would make the top words near-stopwords found in 90 % of rows; with the offset the
+// most common word is in roughly one row in ten, like "printer" or "email" in a service desk.
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'do', 'fi', 'gu', 'ha', 'je', 'bo', 'ce', 'ly', 'mo', 'nu', 'qua', 'ri', 'st', 'wen', 'xi', 'yo', 'dra', 'plo', 'tri', 'gon'];
+const words: string[] = [];
+{
+  const seen = new Set<string>();
+  while (words.length < VOCABULARY) {
+    const n = 2 + Math.floor(rnd() * 3);
+    let w = '';
+    for (let i = 0; i < n; i++) w += pick(SYLLABLES);
+    if (!seen.has(w)) { seen.add(w); words.push(w); }
+  }
+}
+const cumulative: number[] = [];
+{
+  let sum = 0;
+  for (let r = 0; r < VOCABULARY; r++) { sum += 1 / (r + 1 + ZIPF_Q); cumulative.push(sum); }
+  for (let r = 0; r < VOCABULARY; r++) cumulative[r]! /= sum;
+}
+function zipfWord(): string {
+  const u = rnd();
+  let lo = 0;
+  let hi = VOCABULARY - 1;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (cumulative[mid]! < u) lo = mid + 1; else hi = mid; }
+  return words[lo]!;
+}
+const text = (n: number) => Array.from({ length: n }, zipfWord).join(' ');
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const uuid = () => {
+  const h = Array.from({ length: 32 }, () => Math.floor(rnd() * 16).toString(16)).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-7${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
+
+// Share of rows per type, roughly like a service desk's data.
+const MIX: [SearchType, number][] = [
+  ['ticket', 0.25], ['ticket_comment', 0.35], ['contact', 0.08], ['client', 0.02], ['project_task', 0.1],
+  ['asset', 0.08], ['invoice', 0.05], ['invoice_item', 0.05], ['kb_article', 0.02],
+];
+const PREFIX: Partial<Record<SearchType, string>> = { ticket: 'T', invoice: 'INV', project_task: 'P' };
+
+function documents(count: number, clients: string[], users: string[], start: number): SearchDocument[] {
+  const docs: SearchDocument[] = [];
+  for (let i = 0; i < count; i++) {
+    const n = start + i;
+    let u = rnd();
+    let type: SearchType = 'ticket';
+    for (const [t, share] of MIX) { if (u < share) { type = t; break; } u -= share; }
+    const seq = n + 1;
+    const identifier = PREFIX[type] ? `${PREFIX[type]}-${String(seq).padStart(6, '0')}` : null;
+    const long = type === 'ticket_comment' || type === 'kb_article';
+    docs.push({
+      type,
+      id: uuid(),
+      title: capital(text(3 + Math.floor(rnd() * 5))),
+      subtitle: identifier ? `${capital(zipfWord())} ${capital(zipfWord())} | ${identifier}` : capital(zipfWord()),
+      body: type === 'client' || type === 'contact' ? null : text(long ? 20 + Math.floor(rnd() * 60) : 5 + Math.floor(rnd() * 25)),
+      url: `/${type}/${n}`,
+      identifier,
+      clientId: pick(clients),
+      isInternal: type === 'ticket_comment' && rnd() < 0.3,
+      visibleToUserIds: type === 'project_task' && rnd() < 0.2 ? [pick(users)] : null,
+      updatedAt: new Date(Date.UTC(2024, 0, 1) + Math.floor(rnd() * 700 * 86_400_000)),
+    });
+  }
+  return docs;
+}
+
+async function load(database: Database, tenant: string, rows: number, clients: string[], users: string[]): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  const writer = async () => {
+    for (;;) {
+      const start = next;
+      if (start >= rows) return;
+      next += BATCH;
+      const docs = documents(Math.min(BATCH, rows - start), clients, users, start);
+      await withTransaction(database.db, (trx) => upsertSearchDocuments(trx, tenant, docs));
+    }
+  };
+  await Promise.all(Array.from({ length: WRITERS }, writer));
+  return (performance.now() - started) / 1000;
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+interface Row { class: string; via: string; p50_ms: number; p95_ms: number; max_ms: number; ratio_p50: number; median_total: number; queries: number }
+
+async function main(): Promise<void> {
+  if (!REUSE) await recreateDatabase(dbUrl);
+  let database: Database | undefined;
+  let app: App | undefined;
+  try {
+    database = await openPostgres(dbUrl.toString(), WRITERS + 2);
+    const { db } = database;
+    await migrateToLatest(db);
+    const clients = Array.from({ length: 500 }, uuid);
+    const users = Array.from({ length: 50 }, uuid);
+    let main: { tenant_id: string; user_id: string };
+    let seconds = NaN;
+    if (REUSE) {
+      main = await db.selectFrom('users as u').innerJoin('tenants as t', 't.tenant_id', 'u.tenant').select(['u.tenant as tenant_id', 'u.user_id'])
+        .where('t.slug', '=', 'bench-search').executeTakeFirstOrThrow();
+    } else {
+      main = await createTenant(db, { name: 'Bench Search', slug: 'bench-search', adminEmail: 'bench@example.com' });
+      console.error(`bench:search: loading ${ROWS} rows (+${TENANTS} × ${OTHER_ROWS}) with ${WRITERS} writers …`);
+      seconds = await load(database, main.tenant_id, ROWS, clients, users);
+      for (let i = 0; i < TENANTS; i++) {
+        const other = await createTenant(db, { name: `Other ${i}`, slug: `bench-other-${i}`, adminEmail: `o${i}@example.com` });
+        await load(database, other.tenant_id, OTHER_ROWS, clients, users);
+      }
+      await sql`vacuum analyze search_documents`.execute(db);
+    }
+    const size = await sql<{ table: string; indexes: string }>`select pg_size_pretty(pg_table_size('search_documents')) as table, pg_size_pretty(pg_indexes_size('search_documents')) as indexes`.execute(db);
+    console.error(`bench:search: loaded in ${seconds.toFixed(1)} s (${Math.round(ROWS / seconds)} rows/s); table ${size.rows[0]!.table}, indexes ${size.rows[0]!.indexes}`);
+
+    const secret = { mac: (d: string) => `m${d.length}`, verifyMac: (d: string, m: string) => m === `m${d.length}` };
+    const service = createSearchService({ db, cursorMac: secret });
+    const actor = (permissions: readonly string[]): Actor => ({
+      tenant: main.tenant_id, tenantSlug: 'bench-search', userId: users[0]!, apiKeyId: 'bench', userType: 'internal', clientId: null, permissions: new Set(permissions), scopes: null,
+    });
+    const admin = actor(ALL_PERMISSIONS);
+    const tech = actor(BUILTIN_ROLES.find((r) => r.role_name === 'Technician')!.permissions);
+
+    // Query inputs per class, drawn from the same vocabulary the data used.
+    const rankRange = (lo: number, hi: number) => () => words[lo + Math.floor(rnd() * (hi - lo))]!;
+    const typo = (w: string) => { const i = 1 + Math.floor(rnd() * (w.length - 3)); return w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2); };
+    const identifiers = (await sql<{ identifier: string }>`select identifier from search_documents where tenant = ${main.tenant_id}::uuid and identifier is not null limit 2000`.execute(db)).rows.map((r) => r.identifier.toUpperCase());
+    const ident = () => pick(identifiers);
+    const classes: { name: string; actor: Actor; query: () => Partial<SearchQuery> & { query: string }; nextPage?: boolean }[] = [
+      { name: 'common word (rank 1–10)', actor: admin, query: () => ({ query: rankRange(0, 10)() }) },
+      { name: 'mid word (rank 100–300)', actor: admin, query: () => ({ query: rankRange(100, 300)() }) },
+      { name: 'rare word (rank 20k–30k)', actor: admin, query: () => ({ query: rankRange(20_000, 30_000)() }) },
+      { name: 'prefix (4 letters, rank 50–500)', actor: admin, query: () => ({ query: rankRange(50, 500)().slice(0, 4) }) },
+      { name: 'typo (rank 1k–5k)', actor: admin, query: () => ({ query: typo(rankRange(1000, 5000)()) }) },
+      { name: 'identifier (T-/P-/INV-nnnnnn)', actor: admin, query: () => ({ query: ident() }) },
+      { name: 'two words', actor: admin, query: () => ({ query: `${rankRange(0, 200)()} ${rankRange(200, 2000)()}` }) },
+      { name: 'common word, page 2 (cursor)', actor: admin, query: () => ({ query: rankRange(0, 10)() }), nextPage: true },
+      { name: 'common word, sort=recent', actor: admin, query: () => ({ query: rankRange(0, 10)(), sort: 'recent' }) },
+      { name: 'common word, Technician', actor: tech, query: () => ({ query: rankRange(0, 10)() }) },
+    ];
+
+    const ids = (await sql<{ object_type: string; object_id: string }>`select object_type, object_id from search_documents where tenant = ${main.tenant_id}::uuid limit 1000`.execute(db)).rows;
+    const baseline: number[] = [];
+    for (let i = 0; i < QUERIES * 2; i++) {
+      const r = pick(ids);
+      baseline.push(await timed(() => sql`select * from search_documents where tenant = ${main.tenant_id}::uuid and object_type = ${r.object_type} and object_id = ${r.object_id}::uuid`.execute(db)));
+    }
+    baseline.sort((a, b) => a - b);
+    const base50 = quantile(baseline, 0.5);
+    const rows: Row[] = [{ class: 'baseline: PK point lookup', via: 'sql', p50_ms: +base50.toFixed(2), p95_ms: +quantile(baseline, 0.95).toFixed(2), max_ms: +baseline.at(-1)!.toFixed(2), ratio_p50: 1, median_total: 1, queries: baseline.length }];
+
+    const record = (name: string, via: string, times: number[], totals: number[]) => {
+      times.sort((a, b) => a - b);
+      totals.sort((a, b) => a - b);
+      rows.push({ class: name, via, p50_ms: +quantile(times, 0.5).toFixed(1), p95_ms: +quantile(times, 0.95).toFixed(1), max_ms: +times.at(-1)!.toFixed(1), ratio_p50: +(quantile(times, 0.5) / base50).toFixed(0), median_total: quantile(totals, 0.5), queries: times.length });
+    };
+
+    for (const c of classes) {
+      // One warm-up, then the measured queries.
+      await service.search(c.actor, { limit: 30, ...c.query() });
+      const times: number[] = [];
+      const totals: number[] = [];
+      for (let i = 0; i < QUERIES; i++) {
+        const q = { limit: 30, ...c.query() };
+        if (c.nextPage) {
+          const first = await service.search(c.actor, q);
+          if (!first.nextCursor) continue;
+          let page: Awaited<ReturnType<typeof service.search>> | undefined;
+          times.push(await timed(async () => { page = await service.search(c.actor, { ...q, cursor: first.nextCursor }); }));
+          totals.push(page!.totalCount);
+        } else {
+          let page: Awaited<ReturnType<typeof service.search>> | undefined;
+          times.push(await timed(async () => { page = await service.search(c.actor, q); }));
+          totals.push(page!.totalCount);
+        }
+      }
+      if (times.length > 0) record(c.name, 'engine', times, totals);
+      console.error(`bench:search: ${c.name} done`);
+    }
+
+    // A few classes end to end through HTTP (routing, auth, validation, serialization).
+    const issued = await withTransaction(db, (trx) => issueApiKey(trx, main.tenant_id, main.user_id, { name: 'bench', rate_limit: { burst: HUGE, per_minute: HUGE } }));
+    const config = { ...loadConfig({ ...process.env, PSA_RATE_LIMIT_BURST: String(HUGE), PSA_RATE_LIMIT_PER_MINUTE: String(HUGE) }), logLevel: 'warn' };
+    app = await buildApp({ config, database, logger: false });
+    await app.ready();
+    for (const c of [classes[0]!, classes[2]!, classes[5]!]) {
+      const times: number[] = [];
+      const totals: number[] = [];
+      for (let i = 0; i < QUERIES; i++) {
+        const url = `/api/v1/search?${new URLSearchParams({ limit: '30', ...c.query() } as Record<string, string>).toString()}`;
+        let body = '';
+        times.push(await timed(async () => {
+          const res = await app!.inject({ method: 'GET', url, headers: { 'x-api-key': issued.api_key } });
+          if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${res.body}`);
+          body = res.body;
+        }));
+        totals.push((JSON.parse(body) as { data: { totalCount: number } }).data.totalCount);
+      }
+      record(c.name, 'http', times, totals);
+    }
+
+    console.table(rows);
+    const target = rows.filter((r) => r.via !== 'sql' && r.p95_ms > 50).map((r) => `${r.class} (${r.via})`);
+    console.error(target.length ? `bench:search: above the 50 ms p95 target: ${target.join('; ')}` : 'bench:search: every class within the 50 ms p95 target');
+    mkdirSync('bench/results', { recursive: true });
+    const file = `bench/results/search-${new Date().toISOString().replace(/:/g, '-')}.json`;
+    writeFileSync(file, `${JSON.stringify({
+      settings: { rows: ROWS, other_tenants: TENANTS, other_rows: OTHER_ROWS, queries_per_class: QUERIES, writers: WRITERS, batch: BATCH, node: process.version, cpus: os.cpus().length },
+      indexing: { seconds: +seconds.toFixed(1), rows_per_s: Math.round(ROWS / seconds), table: size.rows[0]!.table, indexes: size.rows[0]!.indexes },
+      results: rows,
+    }, null, 2)}\n`);
+    console.error(`bench:search: wrote ${file}`);
+  } finally {
+    await app?.close().catch(() => undefined);
+    await database?.close().catch(() => undefined);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error('bench:search failed:', err);
+  process.exit(1);
+});

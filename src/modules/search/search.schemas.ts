@@ -1,0 +1,39 @@
+import { Type, type Static } from 'typebox';
+import { Id, Timestamp } from '../../platform/http/schemas.ts';
+import { SEARCH_TYPES, type SearchType } from './search.types.ts';
+
+export const SearchQuery = Type.Object({
+  query: Type.String({ minLength: 1, maxLength: 200, description: 'Free text, 1–200 characters; websearch syntax ("phrase", OR, -word); identifiers such as T-000123 rank first' }),
+  types: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 600,
+    description: `Comma-separated types to search (default all): ${SEARCH_TYPES.join(', ')}`,
+  })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 30 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'nextCursor of the previous page; query, types and sort must be unchanged' })),
+  sort: Type.Optional(Type.Union([Type.Literal('relevance'), Type.Literal('recent')], { default: 'relevance' })),
+}, { additionalProperties: false });
+export type SearchQuery = Static<typeof SearchQuery>;
+
+export const SearchResult = Type.Object({
+  type: Type.Unsafe<SearchType>({ type: 'string', enum: [...SEARCH_TYPES] }),
+  id: Id,
+  parentId: Type.Optional(Id),
+  title: Type.String(),
+  subtitle: Type.Optional(Type.String()),
+  snippet: Type.Optional(Type.String({ description: 'HTML-escaped excerpt with the matched terms in <mark> tags' })),
+  url: Type.String({ description: 'Relative in-app URL' }),
+  score: Type.Number(),
+  updatedAt: Timestamp,
+}, { additionalProperties: false });
+export type SearchResult = Static<typeof SearchResult>;
+
+export const SearchPage = Type.Object({
+  results: Type.Array(SearchResult),
+  groups: Type.Record(Type.String(), Type.Integer(), { description: 'Matches per searched type over all pages (types the caller cannot read are absent)' }),
+  totalCount: Type.Integer(),
+  nextCursor: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+export type SearchPage = Static<typeof SearchPage>;
+
+export const SearchResponse = Type.Object({ data: SearchPage });

@@ -1,0 +1,54 @@
+import { expect } from 'vitest';
+import type { Api, Res } from '../../../test/factories.ts';
+
+export interface SearchHit {
+  type: string;
+  id: string;
+  parentId?: string;
+  title: string;
+  subtitle?: string;
+  snippet?: string;
+  url: string;
+  score: number;
+  updatedAt: string;
+}
+
+export interface SearchPageJson {
+  results: SearchHit[];
+  groups: Record<string, number>;
+  totalCount: number;
+  nextCursor?: string;
+}
+
+export function searchUrl(params: Record<string, string | number | undefined>): string {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) qs.set(k, String(v));
+  return `/api/v1/search?${qs.toString()}`;
+}
+
+export async function searchRes(api: Api, params: Record<string, string | number | undefined>): Promise<Res> {
+  return api.get(searchUrl(params));
+}
+
+/** One page; fails the test unless 200. */
+export async function search(api: Api, params: Record<string, string | number | undefined>): Promise<SearchPageJson> {
+  const res = await searchRes(api, params);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data as SearchPageJson;
+}
+
+/** Every page, following nextCursor; `between` runs before each follow-up page. */
+export async function searchAll(api: Api, params: Record<string, string | number | undefined>, between?: (page: number) => Promise<void>): Promise<{ hits: SearchHit[]; pages: SearchPageJson[] }> {
+  const pages: SearchPageJson[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 1000; i++) {
+    if (i > 0 && between) await between(i);
+    const page = await search(api, { ...params, cursor });
+    pages.push(page);
+    cursor = page.nextCursor;
+    if (!cursor) break;
+  }
+  return { hits: pages.flatMap((p) => p.results), pages };
+}
+
+export const idsOf = (hits: readonly SearchHit[]) => hits.map((h) => h.id);
