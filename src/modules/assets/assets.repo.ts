@@ -1,0 +1,134 @@
+import { sql, type Insertable, type Selectable, type SelectQueryBuilder, type Updateable } from 'kysely';
+import type { Executor } from '../../platform/db/executor.ts';
+import { likePattern } from '../../platform/db/like.ts';
+import type { AssetStatus, AssetsTable } from '../../platform/db/schema.assets.ts';
+import type { ClientsTable, DB } from '../../platform/db/schema.ts';
+import type { AssetSortField, WarrantyStatus } from './assets.schemas.ts';
+import { addDays, todayUtc, WARRANTY_EXPIRING_SOON_DAYS } from './assets.warranty.ts';
+
+export interface AssetViewRow extends Omit<Selectable<AssetsTable>, 'notes'> {
+  client_name: string;
+}
+
+/** The asset columns the API shows (not `notes`: they have their own endpoint and may be large). */
+const ASSET_COLUMNS = [
+  'a.tenant', 'a.asset_id', 'a.client_id', 'a.asset_type', 'a.asset_tag', 'a.name', 'a.status', 'a.serial_number', 'a.location',
+  'a.manufacturer', 'a.model', 'a.purchase_date', 'a.warranty_end_date', 'a.attributes', 'a.notes_updated_at', 'a.created_at', 'a.updated_at',
+] as const;
+
+type AssetQuery = SelectQueryBuilder<DB & { a: AssetsTable; c: ClientsTable }, 'a' | 'c', object>;
+
+function assetsWithClient(db: Executor, tenant: string): AssetQuery {
+  return db
+    .selectFrom('assets as a')
+    .innerJoin('clients as c', (j) => j.onRef('c.tenant', '=', 'a.tenant').onRef('c.client_id', '=', 'a.client_id'))
+    .where('a.tenant', '=', tenant);
+}
+
+export async function findAssetView(db: Executor, tenant: string, assetId: string, lock = false): Promise<AssetViewRow | undefined> {
+  let q = assetsWithClient(db, tenant).where('a.asset_id', '=', assetId).select(ASSET_COLUMNS).select('c.client_name');
+  if (lock) q = q.forUpdate('a');
+  return q.executeTakeFirst();
+}
+
+export async function findAssetViews(db: Executor, tenant: string, assetIds: readonly string[]): Promise<AssetViewRow[]> {
+  if (assetIds.length === 0) return [];
+  return assetsWithClient(db, tenant).where('a.asset_id', 'in', [...assetIds]).select(ASSET_COLUMNS).select('c.client_name').execute();
+}
+
+export async function findAssetIdByTag(db: Executor, tenant: string, tag: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('assets')
+    .select('asset_id')
+    .where('tenant', '=', tenant)
+    .where(sql<string>`lower(asset_tag)`, '=', sql<string>`lower(${tag})`)
+    .executeTakeFirst();
+  return row?.asset_id;
+}
+
+export async function insertAsset(db: Executor, row: Insertable<AssetsTable>): Promise<void> {
+  await db.insertInto('assets').values(row).execute();
+}
+
+export async function updateAsset(db: Executor, tenant: string, assetId: string, set: Updateable<AssetsTable>): Promise<void> {
+  await db.updateTable('assets').set(set).where('tenant', '=', tenant).where('asset_id', '=', assetId).execute();
+}
+
+export async function deleteAsset(db: Executor, tenant: string, assetId: string): Promise<void> {
+  await db.deleteFrom('assets').where('tenant', '=', tenant).where('asset_id', '=', assetId).execute();
+}
+
+export interface AssetFilter {
+  /** Client-portal scope: only this client's assets. */
+  onlyClientId?: string;
+  clientId?: string;
+  assetType?: string;
+  status?: AssetStatus;
+  warrantyStatus?: WarrantyStatus;
+  search?: string;
+  updatedSince?: Date;
+  /** The day warranty states are computed for (UTC); defaults to today. */
+  today?: string;
+}
+
+/** One WHERE for list, count, export and stats, so totals always match the rows. */
+export function filtered(q: AssetQuery, f: AssetFilter): AssetQuery {
+  if (f.onlyClientId !== undefined) q = q.where('a.client_id', '=', f.onlyClientId);
+  if (f.clientId !== undefined) q = q.where('a.client_id', '=', f.clientId);
+  if (f.assetType !== undefined) q = q.where('a.asset_type', '=', f.assetType);
+  if (f.status !== undefined) q = q.where('a.status', '=', f.status);
+  if (f.updatedSince !== undefined) q = q.where('a.updated_at', '>=', f.updatedSince);
+  if (f.warrantyStatus !== undefined) {
+    const today = f.today ?? todayUtc();
+    const soon = addDays(today, WARRANTY_EXPIRING_SOON_DAYS);
+    if (f.warrantyStatus === 'none') q = q.where('a.warranty_end_date', 'is', null);
+    if (f.warrantyStatus === 'expired') q = q.where('a.warranty_end_date', '<', today);
+    if (f.warrantyStatus === 'expiring_soon') q = q.where('a.warranty_end_date', '>=', today).where('a.warranty_end_date', '<=', soon);
+    if (f.warrantyStatus === 'active') q = q.where('a.warranty_end_date', '>', soon);
+  }
+  if (f.search !== undefined) {
+    const p = likePattern(f.search);
+    q = q.where((eb) =>
+      eb.or([eb('a.name', 'ilike', p), eb('a.asset_tag', 'ilike', p), eb('a.serial_number', 'ilike', p), eb('a.location', 'ilike', p), eb('c.client_name', 'ilike', p)]),
+    );
+  }
+  return q;
+}
+
+export function filteredAssets(db: Executor, tenant: string, f: AssetFilter): AssetQuery {
+  return filtered(assetsWithClient(db, tenant), f);
+}
+
+export interface AssetOrder {
+  sort: AssetSortField;
+  order: 'asc' | 'desc';
+}
+
+/** The requested order, then asset_id in the same direction (a total order, so pages never overlap). */
+function ordered<Q extends AssetQuery>(q: Q, o: AssetOrder): Q {
+  const dir = o.order;
+  const nullsLast = (col: 'a.warranty_end_date' | 'a.purchase_date') => q.orderBy(col, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast());
+  const first =
+    o.sort === 'name' ? q.orderBy(sql`lower(a.name)`, dir)
+      : o.sort === 'asset_tag' ? q.orderBy(sql`lower(a.asset_tag)`, dir)
+        : o.sort === 'client_name' ? q.orderBy(sql`lower(c.client_name)`, dir)
+          : o.sort === 'warranty_end_date' || o.sort === 'purchase_date' ? nullsLast(`a.${o.sort}`)
+            : q.orderBy(`a.${o.sort}`, dir);
+  return first.orderBy('a.asset_id', dir) as Q;
+}
+
+export async function listAssets(db: Executor, tenant: string, f: AssetFilter, o: AssetOrder, page: { limit: number; offset: number }): Promise<{ rows: AssetViewRow[]; total: number }> {
+  const rows = ordered(filteredAssets(db, tenant, f).select(ASSET_COLUMNS).select('c.client_name'), o).limit(page.limit).offset(page.offset);
+  const count = filteredAssets(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n'));
+  const [list, n] = await Promise.all([rows.execute(), count.executeTakeFirstOrThrow()]);
+  return { rows: list, total: Number(n.n) };
+}
+
+/** Every matching asset in the requested order, a batch at a time (export streams them). */
+export async function* allAssets(db: Executor, tenant: string, f: AssetFilter, o: AssetOrder, batch = 500): AsyncGenerator<AssetViewRow[]> {
+  for (let offset = 0; ; offset += batch) {
+    const rows = await ordered(filteredAssets(db, tenant, f).select(ASSET_COLUMNS).select('c.client_name'), o).limit(batch).offset(offset).execute();
+    if (rows.length > 0) yield rows;
+    if (rows.length < batch) return;
+  }
+}
