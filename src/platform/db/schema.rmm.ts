@@ -12,6 +12,7 @@ export interface RmmIntegrationsTable {
   name: string;
   base_url: string;
   credentials_enc: string;
+  api_key_last4: Generated<string>;
   is_active: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: Timestamp;

@@ -409,3 +409,20 @@ describe('OutboundClient.post', () => {
     expect(dns.calls.length).toBe(server.connections);
   });
 });
+
+describe('OutboundClient.request', () => {
+  it('sends any method with the same vetting, and keeps maxBodyBytes of the body, flagging a longer one as truncated', async () => {
+    const big = JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ i })));
+    const server = await startServer((req, res) => res.end(req.url === '/big' ? big : `${req.method} ok`));
+    const c = client({ allowPrivate: LOCAL });
+    expect(await c.request({ method: 'GET', url: `${server.url}/x?q=1`, headers: { accept: 'application/json' }, timeoutMs: 2000 })).toMatchObject({ status: 200, body: 'GET ok', truncated: false });
+    expect(server.requests[0]).toMatchObject({ method: 'GET', url: '/x?q=1', body: '' });
+    expect(await c.request({ method: 'DELETE', url: server.url, headers: {}, timeoutMs: 2000 })).toMatchObject({ body: 'DELETE ok' });
+    const whole = await c.request({ method: 'GET', url: `${server.url}/big`, headers: {}, timeoutMs: 2000, maxBodyBytes: 1024 * 1024 });
+    expect(whole).toMatchObject({ body: big, truncated: false });
+    const cut = await c.request({ method: 'GET', url: `${server.url}/big`, headers: {}, timeoutMs: 2000 });
+    expect(cut.body).toHaveLength(8192);
+    expect(cut.truncated).toBe(true);
+    await expect(client().request({ method: 'GET', url: server.url, headers: {}, timeoutMs: 2000 })).rejects.toThrow(UnsafeTargetError);
+  });
+});

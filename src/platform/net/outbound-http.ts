@@ -46,6 +46,19 @@ export interface OutboundResponse {
   /** The first 8 KiB of the body decoded as UTF-8 (a character cut by the limit is dropped; NUL becomes U+FFFD). */
   body: string;
   durationMs: number;
+  /** The body was longer than the limit kept (set by request(); post() callers ignore it). */
+  truncated?: boolean;
+}
+
+export interface OutboundRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  body?: string;
+  headers: Record<string, string>;
+  /** Bounds the whole exchange, connect to end of body. */
+  timeoutMs: number;
+  /** How much of the response body is kept (default RESPONSE_BODY_LIMIT). */
+  maxBodyBytes?: number;
 }
 
 const defaultLookup: LookupFn = async (hostname) =>
@@ -110,9 +123,19 @@ export class OutboundClient {
   /** POSTs body with headers and resolves with any status (a 3xx is returned, never followed). timeoutMs bounds
    *  the whole exchange, connect to end of body. Rejects with UnsafeTargetError or OutboundError. */
   async post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<OutboundResponse> {
-    const { url: target, host } = parseTarget(url);
+    return this.request({ method: 'POST', url, body, headers, timeoutMs });
+  }
+
+  /**
+   * Any method, same guarantees as post(). `maxBodyBytes` (default 8 KiB) is how much of the response body is kept;
+   * `truncated` tells whether more came, so a caller that parses the body (an API client) can refuse a cut one.
+   */
+  async request(opts: OutboundRequest): Promise<OutboundResponse> {
+    const { url: target, host } = parseTarget(opts.url);
     // A literal address never reaches the connector's lookup, so it is vetted here; a name is vetted at connect.
     if (isIP(host)) this.assertAllowed(host, host);
+    const { timeoutMs } = opts;
+    const limit = opts.maxBodyBytes ?? RESPONSE_BODY_LIMIT;
     const started = performance.now();
     const controller = new AbortController();
     let timedOut = false;
@@ -126,15 +149,15 @@ export class OutboundClient {
       const res = await this.agent.request({
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
-        method: 'POST',
-        headers,
-        body,
+        method: opts.method,
+        headers: opts.headers,
+        body: opts.body,
         signal: controller.signal,
       });
       response = res.body;
-      const text = await readLimited(res.body);
+      const { text, truncated } = await readLimited(res.body, limit);
       if (timedOut) throw timeoutError(timeoutMs); // the body was cut off by the timer
-      return { status: res.statusCode, body: text, durationMs: Math.round(performance.now() - started) };
+      return { status: res.statusCode, body: text, durationMs: Math.round(performance.now() - started), truncated };
     } catch (err) {
       throw classify(err, timedOut, timeoutMs);
     } finally {
@@ -194,26 +217,26 @@ function dnsError(host: string, cause: unknown): NodeJS.ErrnoException {
   return Object.assign(new Error(`cannot resolve ${host} (${code})`, { cause }), { code });
 }
 
-/** The first RESPONSE_BODY_LIMIT bytes as text; the rest is read and dropped (up to DRAIN_LIMIT, so the connection
- *  can be reused), never buffered. */
-async function readLimited(body: Readable): Promise<string> {
+/** The first `limit` bytes as text; the rest is read and dropped (up to DRAIN_LIMIT, or the limit when larger, so
+ *  the connection can be reused), never buffered. */
+async function readLimited(body: Readable, limit: number): Promise<{ text: string; truncated: boolean }> {
   const decoder = new StringDecoder('utf8');
   let text = '';
   let kept = 0;
   let seen = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     seen += chunk.length;
-    if (kept < RESPONSE_BODY_LIMIT) {
-      const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - kept);
+    if (kept < limit) {
+      const part = chunk.subarray(0, limit - kept);
       kept += part.length;
       text += decoder.write(part); // holds back a character split at the end, which end() is never asked for
-    } else if (seen > DRAIN_LIMIT) {
+    } else if (seen > Math.max(DRAIN_LIMIT, limit)) {
       body.destroy();
       break;
     }
   }
   // PostgreSQL text cannot hold U+0000; callers store this body.
-  return text.replaceAll('\u0000', '\uFFFD');
+  return { text: text.replaceAll('\u0000', '\uFFFD'), truncated: seen > kept };
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);

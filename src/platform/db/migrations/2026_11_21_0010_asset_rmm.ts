@@ -14,6 +14,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       name text not null,
       base_url text not null,
       credentials_enc text not null,
+      -- The API key's last four characters, shown so a user can tell keys apart (the key itself is write-only).
+      api_key_last4 text not null default '',
       is_active boolean not null default true,
       created_at timestamptz(3) not null default now(),
       updated_at timestamptz(3) not null default now(),
@@ -36,5 +38,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       foreign key (tenant, integration_id) references rmm_integrations (tenant, integration_id)
     );
     create unique index asset_rmm_links_device_uq on asset_rmm_links (tenant, integration_id, external_device_id);
+    create unique index rmm_integrations_name_uq on rmm_integrations (tenant, lower(name));
+
+    -- Tenants created before rmm:execute existed: give it to the built-in roles that have it in BUILTIN_ROLES.
+    insert into role_permissions (tenant, role_id, permission)
+    select tenant, role_id, 'rmm:execute' from roles
+    where is_builtin and role_name in ('Admin', 'Manager', 'Technician')
+    on conflict do nothing;
   `);
 }

@@ -1,0 +1,40 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { DB } from '../../platform/db/schema.ts';
+import type { OutboundClient } from '../../platform/net/outbound-http.ts';
+import { assetRmmRoutes } from './assets/asset-rmm.routes.ts';
+import { createAssetRmmService } from './assets/asset-rmm.service.ts';
+import { createRmmCommandsService } from './assets/commands.service.ts';
+import { integrationsRoutes } from './integrations/integrations.routes.ts';
+import { createIntegrationsService } from './integrations/integrations.service.ts';
+import { createProviderRegistry, type ProviderRegistry } from './providers/registry.ts';
+
+export type { RmmProvider, RmmDevice, RmmSoftware, RmmConnection } from './providers/provider.ts';
+export { RmmProviderError } from './providers/provider.ts';
+export { RMM_EVENTS } from './rmm.events.ts';
+
+export interface RmmModuleDeps {
+  db: Kysely<DB>;
+  secretBox: SecretBox;
+  /** The SSRF-guarded outbound client (shared with webhooks). */
+  client: OutboundClient;
+  /** Tests inject adapters with short timeouts; the default is every registered provider. */
+  providers?: ProviderRegistry;
+}
+
+/**
+ * RMM integration: a tenant's connections to RMM products, the link from an asset to one managed device
+ * with its cached data and software, and the commands (refresh, reboot, remote control, script) sent to it.
+ */
+export function createRmmModule(deps: RmmModuleDeps) {
+  const full = { ...deps, providers: deps.providers ?? createProviderRegistry(deps.client) };
+  const integrations = createIntegrationsService(full);
+  const assets = createAssetRmmService(full);
+  const commands = createRmmCommandsService(full);
+  const routes: FastifyPluginAsyncTypebox = async (app) => {
+    await app.register(integrationsRoutes(integrations));
+    await app.register(assetRmmRoutes(assets, commands));
+  };
+  return { integrations, assets, commands, routes };
+}
