@@ -1,0 +1,160 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Executor } from '../../platform/db/executor.ts';
+import { likePattern } from '../../platform/db/like.ts';
+import type { ProjectsTable } from '../../platform/db/schema.projects.ts';
+import type { ProjectSortField } from './projects.schemas.ts';
+
+export type ProjectRow = Selectable<ProjectsTable>;
+
+/** A project with the names it refers to and its rolled-up counts: what the API and the events show. */
+export interface ProjectViewRow extends ProjectRow {
+  status_name: string;
+  client_name: string | null;
+  contact_name: string | null;
+  contact_email: string | null;
+  assigned_to_name: string | null;
+  assigned_team_name: string | null;
+  phase_count: number;
+  task_count: number;
+  completed_task_count: number;
+  /** Sum of the tasks' actual hours (numeric as text). */
+  actual_hours: string;
+}
+
+/** "First Last", or the username when the user has neither. */
+export const userDisplayName = (alias: string) =>
+  sql<string | null>`coalesce(nullif(trim(concat_ws(' ', ${sql.ref(`${alias}.first_name`)}, ${sql.ref(`${alias}.last_name`)})), ''), ${sql.ref(`${alias}.username`)})`;
+
+const PROJECT_COLUMNS = [
+  'p.tenant', 'p.project_id', 'p.project_seq', 'p.project_number', 'p.project_name', 'p.description', 'p.client_id', 'p.contact_id',
+  'p.assigned_to', 'p.assigned_team_id', 'p.status_id', 'p.is_closed', 'p.start_date', 'p.end_date', 'p.budgeted_hours',
+  'p.created_by', 'p.created_at', 'p.updated_by', 'p.updated_at', 'p.closed_at',
+] as const;
+
+const projectBase = (db: Executor, tenant: string) => db.selectFrom('projects as p').where('p.tenant', '=', tenant);
+type ProjectBase = ReturnType<typeof projectBase>;
+
+const phaseCount = sql<number>`(select count(*)::int from project_phases ph where ph.tenant = p.tenant and ph.project_id = p.project_id)`;
+const taskCount = sql<number>`(select count(*)::int from project_tasks pt where pt.tenant = p.tenant and pt.project_id = p.project_id)`;
+const completedCount = sql<number>`(select count(*)::int from project_tasks pt where pt.tenant = p.tenant and pt.project_id = p.project_id and pt.completed_at is not null)`;
+const actualHours = sql<string>`(select coalesce(sum(pt.actual_hours), 0)::text from project_tasks pt where pt.tenant = p.tenant and pt.project_id = p.project_id)`;
+
+function withNames(q: ProjectBase) {
+  return q
+    .innerJoin('project_statuses as s', (j) => j.onRef('s.tenant', '=', 'p.tenant').onRef('s.status_id', '=', 'p.status_id'))
+    .leftJoin('clients as cl', (j) => j.onRef('cl.tenant', '=', 'p.tenant').onRef('cl.client_id', '=', 'p.client_id'))
+    .leftJoin('contacts as co', (j) => j.onRef('co.tenant', '=', 'p.tenant').onRef('co.contact_id', '=', 'p.contact_id'))
+    .leftJoin('users as au', (j) => j.onRef('au.tenant', '=', 'p.tenant').onRef('au.user_id', '=', 'p.assigned_to'))
+    .leftJoin('teams as tm', (j) => j.onRef('tm.tenant', '=', 'p.tenant').onRef('tm.team_id', '=', 'p.assigned_team_id'))
+    .select(PROJECT_COLUMNS)
+    .select([
+      's.name as status_name',
+      'cl.client_name as client_name',
+      'co.full_name as contact_name',
+      'co.email as contact_email',
+      userDisplayName('au').as('assigned_to_name'),
+      'tm.team_name as assigned_team_name',
+      phaseCount.as('phase_count'),
+      taskCount.as('task_count'),
+      completedCount.as('completed_task_count'),
+      actualHours.as('actual_hours'),
+    ]);
+}
+
+/** The project as shown, optionally locking its row (only it: the joined rows stay unlocked). */
+export async function findProjectView(db: Executor, tenant: string, projectId: string, lock = false): Promise<ProjectViewRow | undefined> {
+  let q = withNames(projectBase(db, tenant)).where('p.project_id', '=', projectId);
+  if (lock) q = q.forUpdate('p');
+  return (await q.executeTakeFirst()) as ProjectViewRow | undefined;
+}
+
+export async function findProjectViews(db: Executor, tenant: string, projectIds: readonly string[]): Promise<ProjectViewRow[]> {
+  if (projectIds.length === 0) return [];
+  return (await withNames(projectBase(db, tenant)).where('p.project_id', 'in', [...projectIds]).execute()) as ProjectViewRow[];
+}
+
+/** The tenant's next project number, from one atomic statement (concurrent creates never share one). */
+export async function nextProjectSeq(db: Executor, tenant: string): Promise<number> {
+  const row = await db
+    .insertInto('project_number_counters')
+    .values({ tenant, last_number: 1 })
+    .onConflict((oc) => oc.column('tenant').doUpdateSet({ last_number: sql<number>`project_number_counters.last_number + 1` }))
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_number);
+}
+
+export async function insertProject(db: Executor, row: Insertable<ProjectsTable>): Promise<void> {
+  await db.insertInto('projects').values(row).execute();
+}
+
+export async function updateProject(db: Executor, tenant: string, projectId: string, set: Updateable<ProjectsTable>): Promise<void> {
+  await db.updateTable('projects').set(set).where('tenant', '=', tenant).where('project_id', '=', projectId).execute();
+}
+
+/**
+ * Phases, tasks, their checklists, comments and reactions, and the status mappings go with it (FK
+ * cascades). Tasks go first: they also reference the mappings (no cascade there, so a mapping in use
+ * can never vanish on its own), and within one cascading statement that check may run before the
+ * tasks are gone.
+ */
+export async function deleteProject(db: Executor, tenant: string, projectId: string): Promise<void> {
+  await db.deleteFrom('project_tasks').where('tenant', '=', tenant).where('project_id', '=', projectId).execute();
+  await db.deleteFrom('projects').where('tenant', '=', tenant).where('project_id', '=', projectId).execute();
+}
+
+export interface ProjectListFilter {
+  onlyClientId?: string;
+  clientId?: string;
+  statusId?: string;
+  assignedTo?: string;
+  assignedTeamId?: string;
+  isClosed?: boolean;
+  search?: string;
+  updatedSince?: Date;
+  sort: ProjectSortField;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+function filtered(q: ProjectBase, f: ProjectListFilter): ProjectBase {
+  const equal: [keyof ProjectRow, string | undefined][] = [
+    ['client_id', f.onlyClientId],
+    ['client_id', f.clientId],
+    ['status_id', f.statusId],
+    ['assigned_to', f.assignedTo],
+    ['assigned_team_id', f.assignedTeamId],
+  ];
+  for (const [column, value] of equal) if (value !== undefined) q = q.where(`p.${column}`, '=', value);
+  if (f.isClosed !== undefined) q = q.where('p.is_closed', '=', f.isClosed);
+  if (f.updatedSince !== undefined) q = q.where('p.updated_at', '>=', f.updatedSince);
+  if (f.search !== undefined) {
+    const like = likePattern(f.search);
+    q = q.where((eb) => eb.or([eb('p.project_name', 'ilike', like), eb('p.project_number', 'ilike', like), eb('p.description', 'ilike', like)]));
+  }
+  return q;
+}
+
+/** One page (joined for its names) and the total. Ties break on project_id in the same direction. */
+export async function listProjects(db: Executor, tenant: string, f: ProjectListFilter): Promise<{ rows: ProjectViewRow[]; total: number }> {
+  const dir = f.order;
+  let page = withNames(filtered(projectBase(db, tenant), f));
+  if (f.sort === 'project_number') page = page.orderBy('p.project_seq', dir);
+  else if (f.sort === 'project_name') page = page.orderBy(sql`lower(p.project_name)`, dir);
+  else if (f.sort === 'start_date' || f.sort === 'end_date') {
+    const column = f.sort;
+    page = page.orderBy(`p.${column}`, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast());
+  } else page = page.orderBy(`p.${f.sort}`, dir);
+  const count = filtered(projectBase(db, tenant), f).select((eb) => eb.fn.countAll<number>().as('n'));
+  const rows = await page.orderBy('p.project_id', dir).limit(f.limit).offset(f.offset).execute();
+  const n = await count.executeTakeFirstOrThrow();
+  return { rows: rows as ProjectViewRow[], total: Number(n.n) };
+}
+
+/** Keyset page of the tenant's project ids (search re-index). */
+export async function listProjectIds(db: Executor, tenant: string, afterId: string | null, limit: number): Promise<string[]> {
+  let q = db.selectFrom('projects').select('project_id').where('tenant', '=', tenant);
+  if (afterId !== null) q = q.where('project_id', '>', afterId);
+  return (await q.orderBy('project_id').limit(limit).execute()).map((r) => r.project_id);
+}

@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import type { Actor } from '../../platform/auth/context.ts';
+import { withTransaction } from '../../platform/db/executor.ts';
+import type { DB } from '../../platform/db/schema.ts';
+import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { portalClientId } from '../clients/index.ts';
+import { toProject } from './projects.mapper.ts';
+import { listProjects } from './projects.repo.ts';
+import { requireVisibleProject } from './projects.rules.ts';
+import type { CreateProjectBody, ListProjectsQuery, Project, UpdateProjectBody } from './projects.schemas.ts';
+import { createProjectInTrx, deleteProjectInTrx, updateProjectInTrx } from './projects.writes.ts';
+
+export function createProjectsService(deps: { db: Kysely<DB>; publicUrl: string }) {
+  const { db, publicUrl } = deps;
+  return {
+    /** Projects the actor may see; a client-portal key sees its own client's only (the total too). */
+    async list(actor: Actor, query: ListProjectsQuery) {
+      const page = pageOf(query);
+      const only = portalClientId(actor);
+      if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return paginated([], 0, page);
+      const { rows, total } = await listProjects(db, actor.tenant, {
+        onlyClientId: only,
+        clientId: query.client_id,
+        statusId: query.status_id,
+        assignedTo: query.assigned_to,
+        assignedTeamId: query.assigned_team_id,
+        isClosed: query.is_closed,
+        search: query.search?.trim() || undefined,
+        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
+        sort: query.sort ?? 'project_number',
+        order: query.order ?? 'asc',
+        limit: page.limit,
+        offset: page.offset,
+      });
+      return paginated(rows.map(toProject), total, page);
+    },
+
+    async get(actor: Actor, id: string): Promise<Project> {
+      return toProject(await requireVisibleProject(db, actor, id));
+    },
+
+    create(actor: Actor, body: CreateProjectBody): Promise<Project> {
+      return withTransaction(db, (trx) => createProjectInTrx(trx, actor, body, { publicUrl }));
+    },
+
+    update(actor: Actor, id: string, body: UpdateProjectBody, ifMatch?: string): Promise<Project> {
+      return withTransaction(db, (trx) => updateProjectInTrx(trx, actor, id, body, { publicUrl, ifMatch }));
+    },
+
+    remove(actor: Actor, id: string, ifMatch?: string): Promise<void> {
+      return withTransaction(db, (trx) => deleteProjectInTrx(trx, actor, id, { publicUrl, ifMatch }));
+    },
+  };
+}
+
+export type ProjectsService = ReturnType<typeof createProjectsService>;

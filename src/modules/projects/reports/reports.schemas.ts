@@ -1,0 +1,53 @@
+import { Type, type Static } from 'typebox';
+import { Id, Timestamp, listOf } from '../../../platform/http/schemas.ts';
+import { Project } from '../projects.schemas.ts';
+
+const idFilter = (description?: string) => Type.Optional(Type.String({ format: 'uuid', ...(description ? { description } : {}) }));
+
+/** The filters of GET /api/v1/projects, so an export, a search or the stats cover exactly what the list shows. */
+export const projectFilters = {
+  updated_since: Type.Optional(Timestamp),
+  client_id: idFilter(),
+  status_id: idFilter(),
+  assigned_to: idFilter('Projects owned by this user'),
+  assigned_team_id: idFilter(),
+  is_closed: Type.Optional(Type.Boolean()),
+  search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name, number or description; blank means no search' })),
+};
+
+export const ExportProjectsQuery = Type.Object(
+  { format: Type.Optional(Type.Enum(['csv', 'json'], { description: 'Default csv' })), ...projectFilters },
+  { additionalProperties: false },
+);
+export type ExportProjectsQuery = Static<typeof ExportProjectsQuery>;
+
+export const StatsQuery = Type.Object(projectFilters, { additionalProperties: false });
+export type StatsQuery = Static<typeof StatsQuery>;
+
+export const SearchProjectsQuery = Type.Object(
+  {
+    query: Type.String({ minLength: 1, maxLength: 200, description: 'Free text, matched case-insensitively and literally (% and _ are no wildcards) in the name, number, description and client name' }),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+    ...projectFilters,
+  },
+  { additionalProperties: false },
+);
+export type SearchProjectsQuery = Static<typeof SearchProjectsQuery>;
+
+export const ProjectStats = Type.Object({
+  total_projects: Type.Integer(),
+  open_projects: Type.Integer(),
+  closed_projects: Type.Integer(),
+  overdue_projects: Type.Integer({ description: 'Open projects whose end_date is before today (UTC)' }),
+  by_status: Type.Array(Type.Object({ status_id: Id, status_name: Type.String(), is_closed: Type.Boolean(), project_count: Type.Integer() }), {
+    description: 'Every project status of the tenant, in its order, with how many of the matching projects sit in it',
+  }),
+  total_budgeted_hours: Type.Number({ description: 'Sum of budgeted_hours (hours)' }),
+  total_estimated_hours: Type.Number({ description: 'Sum of the tasks\' estimated hours' }),
+  total_actual_hours: Type.Number({ description: 'Sum of the tasks\' actual hours' }),
+});
+export type ProjectStats = Static<typeof ProjectStats>;
+
+export const StatsResponse = Type.Object({ data: ProjectStats });
+export const SearchResponse = listOf(Project);

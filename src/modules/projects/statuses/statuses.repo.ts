@@ -1,0 +1,87 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor } from '../../../platform/db/executor.ts';
+import type { ProjectStatusesTable, TaskStatusesTable } from '../../../platform/db/schema.projects.ts';
+
+export type ProjectStatusRow = Selectable<ProjectStatusesTable>;
+export type TaskStatusRow = Selectable<TaskStatusesTable>;
+
+/** A project's task status mapping with the tenant status it maps. */
+export interface StatusMappingRow {
+  status_mapping_id: string;
+  project_id: string;
+  task_status_id: string;
+  status_name: string;
+  is_closed: boolean;
+  is_default: boolean;
+  display_order: number;
+  is_visible: boolean;
+}
+
+export async function listProjectStatuses(db: Executor, tenant: string): Promise<ProjectStatusRow[]> {
+  return db.selectFrom('project_statuses').selectAll().where('tenant', '=', tenant).orderBy('order_number').orderBy('status_id').execute();
+}
+
+export async function findProjectStatus(db: Executor, tenant: string, statusId: string): Promise<ProjectStatusRow | undefined> {
+  return db.selectFrom('project_statuses').selectAll().where('tenant', '=', tenant).where('status_id', '=', statusId).executeTakeFirst();
+}
+
+/** The default status, else the first by order (a tenant whose default was removed still creates projects). */
+export async function findDefaultProjectStatus(db: Executor, tenant: string): Promise<ProjectStatusRow | undefined> {
+  return db
+    .selectFrom('project_statuses')
+    .selectAll()
+    .where('tenant', '=', tenant)
+    .where('is_closed', '=', false)
+    .orderBy('is_default', 'desc')
+    .orderBy('order_number')
+    .orderBy('status_id')
+    .executeTakeFirst();
+}
+
+export async function insertProjectStatuses(db: Executor, rows: Insertable<ProjectStatusesTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('project_statuses').values(rows).execute();
+}
+
+export async function insertTaskStatuses(db: Executor, rows: Insertable<TaskStatusesTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('task_statuses').values(rows).execute();
+}
+
+export async function listTaskStatuses(db: Executor, tenant: string): Promise<TaskStatusRow[]> {
+  return db.selectFrom('task_statuses').selectAll().where('tenant', '=', tenant).orderBy('order_number').orderBy('task_status_id').execute();
+}
+
+const mappingBase = (db: Executor, tenant: string) =>
+  db
+    .selectFrom('project_task_status_mappings as m')
+    .innerJoin('task_statuses as ts', (j) => j.onRef('ts.tenant', '=', 'm.tenant').onRef('ts.task_status_id', '=', 'm.task_status_id'))
+    .select(['m.status_mapping_id', 'm.project_id', 'm.task_status_id', 'ts.name as status_name', 'ts.is_closed', 'ts.is_default', 'm.display_order', 'm.is_visible'])
+    .where('m.tenant', '=', tenant);
+
+export async function listStatusMappings(db: Executor, tenant: string, projectId: string): Promise<StatusMappingRow[]> {
+  return mappingBase(db, tenant).where('m.project_id', '=', projectId).orderBy('m.display_order').orderBy('m.status_mapping_id').execute();
+}
+
+export async function findStatusMapping(db: Executor, tenant: string, mappingId: string): Promise<StatusMappingRow | undefined> {
+  return mappingBase(db, tenant).where('m.status_mapping_id', '=', mappingId).executeTakeFirst();
+}
+
+/** Where a new task of the project starts: the mapping of the default task status, else the first open one. */
+export async function findDefaultStatusMapping(db: Executor, tenant: string, projectId: string): Promise<StatusMappingRow | undefined> {
+  return mappingBase(db, tenant)
+    .where('m.project_id', '=', projectId)
+    .where('ts.is_closed', '=', false)
+    .orderBy('ts.is_default', 'desc')
+    .orderBy('m.display_order')
+    .orderBy('m.status_mapping_id')
+    .executeTakeFirst();
+}
+
+/** Gives a project one mapping per tenant task status, in the statuses' order. */
+export async function insertDefaultMappings(db: Executor, tenant: string, projectId: string, newId: () => string): Promise<void> {
+  const statuses = await listTaskStatuses(db, tenant);
+  if (statuses.length === 0) return;
+  await db
+    .insertInto('project_task_status_mappings')
+    .values(statuses.map((s, i) => ({ tenant, status_mapping_id: newId(), project_id: projectId, task_status_id: s.task_status_id, display_order: i + 1 })))
+    .execute();
+}
