@@ -27,8 +27,12 @@ import { createTeamsModule } from './modules/teams/index.ts';
 import { createEntitlementsModule } from './modules/entitlements/index.ts';
 import { createStorageModule } from './modules/storage/index.ts';
 import { createTicketsModule } from './modules/tickets/index.ts';
+import { createAssetsModule } from './modules/assets/index.ts';
+import { createProjectExtras, createProjectsModule } from './modules/projects/index.ts';
 import { createWebhooksModule } from './modules/webhooks/index.ts';
 import { createInboundWebhooksModule } from './modules/inbound-webhooks/index.ts';
+import { createRmmModule } from './modules/rmm/index.ts';
+import { createSearchModule } from './modules/search/index.ts';
 import { OutboundClient } from './platform/net/outbound-http.ts';
 
 export interface AppDeps {
@@ -108,10 +112,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(createEntitlementsModule({ db }).routes, v1);
   await app.register(createStorageModule({ db }).routes, v1);
   await app.register(createTicketsModule({ db, publicUrl: config.publicUrl }).routes, v1);
+  await app.register(createAssetsModule({ db, publicUrl: config.publicUrl }).routes, v1);
+  await app.register(createProjectsModule({ db, publicUrl: config.publicUrl }).routes, v1);
+  // Project templates and GET /api/projects live outside /api/v1 (spec, Versioning); same API-key auth.
+  await app.register(createProjectExtras({ db, publicUrl: config.publicUrl }).apiRoutes, { prefix: '/api' });
   await app.register(createWebhooksModule({ db, secretBox, client: webhookClient }).routes, v1);
+  await app.register(createRmmModule({ db, secretBox, client: webhookClient }).routes, v1);
   const inboundWebhooks = createInboundWebhooksModule({ db, config, secretBox, buckets });
   await app.register(inboundWebhooks.routes, v1);
   await app.register(inboundWebhooks.receiverRoutes, { prefix: '/api/inbound' });
+  await app.register(createSearchModule({ db, cursorMac: secretBox }).routes, v1);
   if (deps.extend) await deps.extend(app);
 
   return Object.assign(app, { keyCache, secretBox, routeTable }) as unknown as App;

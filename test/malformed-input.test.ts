@@ -19,6 +19,7 @@ const BAD_PARAMS: Record<string, string[]> = {
   namespace: ['Bad!', '.starts-with-dot', 'x'.repeat(65), '%00', 'UPPER'],
   key: ['a%2Fb', 'x'.repeat(300), '%00'],
   tag: ['x'.repeat(65), '%00', '%20', '%E0%A4%A', '..%2F..%2Fetc'],
+  slug: ['Bad!', 'UPPER', '1starts_with_digit', 'x'.repeat(70), '%00', '%E0%A4%A', '..%2F..%2Fetc'],
 };
 const BAD_IDS = ['not-a-uuid', '00000000-0000-0000-0000-00000000000g', '%E0%A4%A', '..%2F..%2Fetc', "1'--", '%00', 'x'.repeat(300)];
 const BAD_QUERIES = ['?search=%00', '?limit=1&limit=2', '?page=-1', '?limit=1e3', '?sort[]=x', '?updated_since=2026-13-45T99:00:00Z', '?search=%', `?search=${'%25'.repeat(100)}`, '?__proto__[x]=1', '?constructor=1'];
@@ -35,18 +36,18 @@ const BAD_HEADERS: Record<string, string>[] = [
 
 function paths(): { method: string; url: string }[] {
   return t.app.routeTable
-    .filter((r) => r.url.startsWith('/api/v1/') && r.method !== 'HEAD')
+    .filter((r) => (r.url.startsWith('/api/v1/') || r.url.startsWith('/api/projects')) && r.method !== 'HEAD')
     .map((r) => ({ method: String(r.method), url: r.url.replace(/:([A-Za-z]+)/g, '01890000-0000-7000-8000-000000000001') }));
 }
 
 describe('malformed input never causes a 500', () => {
   it('malformed path ids', async () => {
     const bad: string[] = [];
-    for (const r of t.app.routeTable.filter((x) => x.url.includes(':') && x.url.startsWith('/api/v1/') && x.method !== 'HEAD')) {
+    for (const r of t.app.routeTable.filter((x) => x.url.includes(':') && (x.url.startsWith('/api/v1/') || x.url.startsWith('/api/projects/')) && x.method !== 'HEAD')) {
       const names = [...r.url.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
       for (const name of names) for (const id of BAD_PARAMS[name] ?? BAD_IDS) {
         const url = r.url.replace(/:([A-Za-z]+)/g, (_, n: string) => (n === name ? id : n === 'namespace' ? 'ns' : n === 'key' ? 'k' : '01890000-0000-7000-8000-000000000001'));
-        const res = await tenant.admin.request({ method: String(r.method) as 'GET', url, payload: ['POST', 'PUT'].includes(String(r.method)) ? {} : undefined });
+        const res = await tenant.admin.request({ method: String(r.method) as 'GET', url, payload: ['POST', 'PUT', 'PATCH'].includes(String(r.method)) ? {} : undefined });
         if (res.statusCode >= 500 || res.statusCode < 400) bad.push(`${r.method} ${url} → ${res.statusCode} ${res.body.slice(0, 120)}`);
       }
     }
@@ -56,7 +57,7 @@ describe('malformed input never causes a 500', () => {
   it('malformed query strings, bodies and headers', async () => {
     const bad: string[] = [];
     for (const { method, url } of paths()) {
-      const withBody = method === 'POST' || method === 'PUT';
+      const withBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
       const attempts: { url: string; payload?: string; headers?: Record<string, string> }[] = [
         ...BAD_QUERIES.map((q) => ({ url: url + q })),
         ...(withBody ? BAD_BODIES.map((b) => ({ url, payload: b, headers: { 'content-type': 'application/json' } })) : []),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './harness.ts';
 import { makeTenant, makeUser, type Api, type TenantFixture } from './factories.ts';
 import { emitEvent, fanOut, ticketData } from './webhooks-kit.ts';
+import { insertAsset, sampleDevice } from './rmm-kit.ts';
 
 /**
  * Every by-id route under /api/v1, called by tenant B with tenant A's ids, answers 404 and changes
@@ -64,6 +65,54 @@ beforeAll(async () => {
   const inboundDelivery = await created(await a.admin.post(`/api/v1/inbound-webhooks/${inboundWebhook}/test`, { body: { isolated: true } }), 'delivery_id');
   Object.assign(ids, { inboundWebhook, inboundSecret: res.json().data.secret, inboundDelivery });
 });
+// RMM: tenant A's integration (a public address, so saving needs no exemption) and an asset linked to one of its devices.
+beforeAll(async () => {
+  const res = await a.admin.post('/api/v1/rmm/integrations', { provider: 'tactical_rmm', name: 'Isolated RMM', base_url: 'https://93.184.215.14', api_key: 'isolated-rmm-key-0001' });
+  const rmmIntegration = await created(res, 'integration_id');
+  const rmmAsset = await insertAsset(t, a.tenant, ids.client!);
+  await t.database.db.insertInto('asset_rmm_links').values({
+    tenant: a.tenant,
+    asset_id: rmmAsset,
+    integration_id: rmmIntegration,
+    external_device_id: 'IsolatedAgentxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+    agent_status: 'online',
+    device_data: JSON.stringify(sampleDevice('IsolatedAgentxxxxxxxxxxxxxxxxxxxxxxxxxxx', 'ISOLATED-PC')),
+    software: JSON.stringify([{ name: 'Isolated App', version: '1.0', publisher: null, installed_on: null, size: null, location: null }]),
+    last_synced_at: new Date(),
+  }).execute();
+  Object.assign(ids, { rmmIntegration, rmmAsset });
+});
+// Project templates (under /api/projects) and a project-ticket link: tenant A's template, and its ticket linked to a project.
+beforeAll(async () => {
+  const template = await created(await a.admin.post('/api/projects/templates', { template_name: 'Isolated template', phases: [{ phase_name: 'Isolated phase', tasks: [{ task_name: 'Isolated task' }] }] }), 'template_id');
+  const linkedProject = await created(await a.admin.post('/api/v1/projects', { project_name: 'Isolated linked project', client_id: ids.client }), 'project_id');
+  await created(await a.admin.post(`/api/v1/projects/${linkedProject}/tickets`, { ticket_id: ids.ticket }), 'link_id');
+  Object.assign(ids, { projectTemplate: template, linkedProject });
+});
+// Projects: tenant A's project with a phase, a task, a checklist item and a comment on the task.
+beforeAll(async () => {
+  const project = await created(await a.admin.post('/api/v1/projects', { project_name: 'Isolated project', client_id: ids.client }), 'project_id');
+  const projectPhase = await created(await a.admin.post(`/api/v1/projects/${project}/phases`, { phase_name: 'Isolated phase' }), 'phase_id');
+  const projectTask = await created(await a.admin.post(`/api/v1/projects/${project}/phases/${projectPhase}/tasks`, { task_name: 'Isolated task' }), 'task_id');
+  const checklistItem = await created(await a.admin.post(`/api/v1/projects/tasks/${projectTask}/checklist`, { item_name: 'Isolated item' }), 'checklist_item_id');
+  const taskComment = await created(await a.admin.post(`/api/v1/projects/tasks/${projectTask}/comments`, { comment_text: 'Isolated task comment' }), 'comment_id');
+  const projectStatus = (await a.admin.get('/api/v1/project-statuses')).json().data.find((x: { name: string }) => x.name === 'Active').status_id;
+  Object.assign(ids, { project, projectPhase, projectTask, checklistItem, taskComment, projectStatus });
+});
+// Assets: tenant A's own asset type, two related assets with a schedule, a linked ticket and an attached document.
+beforeAll(async () => {
+  const assetType = 'isolated_type';
+  await created(await a.admin.post('/api/v1/asset-types', { slug: assetType, type_name: 'Isolated type' }), 'slug');
+  const asset = await created(await a.admin.post('/api/v1/assets', { client_id: ids.client, asset_type: assetType, asset_tag: 'ISO-1', name: 'Isolated asset', status: 'active' }), 'asset_id');
+  const asset2 = await created(await a.admin.post('/api/v1/assets', { client_id: ids.client, asset_type: 'server', asset_tag: 'ISO-2', name: 'Isolated server', status: 'active' }), 'asset_id');
+  const schedule = await created(await a.admin.post(`/api/v1/assets/${asset}/maintenance`, { schedule_name: 'Isolated schedule', maintenance_type: 'inspection', frequency: 'monthly', start_date: '2026-01-01' }), 'schedule_id');
+  const relationship = await created(await a.admin.post(`/api/v1/assets/${asset}/relationships`, { related_asset_id: asset2, relationship_type: 'depends_on' }), 'relationship_id');
+  await created(await a.admin.post(`/api/v1/assets/${asset}/tickets`, { ticket_id: ids.ticket }), 'ticket_id');
+  const assetDocument = '01890000-0000-7000-8000-00000000d0c1';
+  await t.database.db.insertInto('documents').values({ tenant: a.tenant, document_id: assetDocument, file_name: 'isolated.txt', mime_type: 'text/plain', size_bytes: 8, sha256: 'x', content: Buffer.from('isolated'), uploaded_by: null }).execute();
+  const association = await created(await a.admin.post(`/api/v1/assets/${asset}/documents`, { document_id: assetDocument }), 'association_id');
+  Object.assign(ids, { assetType, asset, asset2, schedule, relationship, assetDocument, association });
+});
 afterAll(async () => t.close());
 
 /** Which fixture fills a path parameter, by the collection it follows. */
@@ -77,12 +126,26 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'deliveryId' && url.startsWith('/api/v1/webhooks/')) return ids.delivery;
   if (name === 'deliveryId' && url.startsWith('/api/v1/inbound-webhooks/')) return ids.inboundDelivery;
   if (name === 'boardId') return ids.board;
+  if (name === 'statusId' && url.startsWith('/api/v1/project-statuses/')) return ids.projectStatus;
   if (name === 'statusId') return ids.boardStatus;
   if (name === 'priorityId') return ids.priority;
   if (name === 'categoryId') return ids.category;
   if (name === 'ticketId') return ids.ticket;
+  if (name === 'commentId' && url.startsWith('/api/v1/projects/tasks/')) return ids.taskComment;
   if (name === 'commentId') return ids.comment;
   if (name === 'tag') return ids.tag;
+  if (name === 'templateId') return ids.projectTemplate;
+  if (name === 'integrationId') return ids.rmmIntegration;
+  if (name === 'id' && /^\/api\/v1\/assets\/:id\/(rmm|software)/.test(url)) return ids.rmmAsset;
+  if (name === 'phaseId') return ids.projectPhase;
+  if (name === 'taskId') return ids.projectTask;
+  if (name === 'itemId' && url.startsWith('/api/v1/projects/tasks/')) return ids.checklistItem;
+  if (name === 'id' && url.startsWith('/api/v1/projects/')) return ids.project;
+  if (name === 'slug' && url.startsWith('/api/v1/asset-types/')) return ids.assetType;
+  if (name === 'scheduleId') return ids.schedule;
+  if (name === 'relationshipId') return ids.relationship;
+  if (name === 'associationId') return ids.association;
+  if (name === 'id' && url.startsWith('/api/v1/assets/')) return ids.asset;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
   return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook }[collection ?? ''];
@@ -138,12 +201,43 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'POST /api/v1/inbound-webhooks/:id/capture-sample': {},
   'POST /api/v1/inbound-webhooks/:id/test': { body: { hijacked: true } },
   'POST /api/v1/inbound-webhooks/:id/deliveries/:deliveryId/replay': {},
+  'PATCH /api/projects/templates/:templateId': { template_name: 'Hijacked' },
+  'POST /api/projects/templates/:templateId/apply': { project_name: 'Hijacked' },
+  'POST /api/projects/templates/:templateId/duplicate': {},
+  'POST /api/v1/projects/:id/tickets': () => ({ ticket_id: ids.ticket }),
+  'PUT /api/v1/projects/:id': { project_name: 'Hijacked' },
+  'PUT /api/v1/project-statuses/:statusId': { name: 'Hijacked' },
+  'POST /api/v1/projects/:id/phases': { phase_name: 'Hijacked' },
+  'PUT /api/v1/projects/:id/phases/:phaseId': { phase_name: 'Hijacked' },
+  'POST /api/v1/projects/:id/phases/:phaseId/tasks': { task_name: 'Hijacked' },
+  'PUT /api/v1/projects/tasks/:taskId': { task_name: 'Hijacked' },
+  'POST /api/v1/projects/tasks/:taskId/checklist': { item_name: 'Hijacked' },
+  'PUT /api/v1/projects/tasks/:taskId/checklist/:itemId': { item_name: 'Hijacked', completed: true },
+  'POST /api/v1/projects/tasks/:taskId/comments': { comment_text: 'Hijacked' },
+  'PUT /api/v1/projects/tasks/:taskId/comments/:commentId': { comment_text: 'Hijacked' },
+  'POST /api/v1/projects/tasks/:taskId/comments/:commentId/reactions': { emoji: '👍' },
+  'PUT /api/v1/rmm/integrations/:integrationId': { name: 'Hijacked', api_key: 'hijacked-key-0000' },
+  'POST /api/v1/rmm/integrations/:integrationId/test': {},
+  'PUT /api/v1/assets/:id/rmm': () => ({ integration_id: ids.rmmIntegration, device_id: 'HijackedAgent' }),
+  'POST /api/v1/assets/:id/rmm/refresh': {},
+  'POST /api/v1/assets/:id/rmm/reboot': {},
+  'POST /api/v1/assets/:id/rmm/script': { script_id: 1 },
+  'PUT /api/v1/asset-types/:slug': { type_name: 'Hijacked' },
+  'PUT /api/v1/assets/:id': { name: 'Hijacked' },
+  'PUT /api/v1/assets/:id/notes': { notes: 'hijacked' },
+  'POST /api/v1/assets/:id/documents': () => ({ document_id: ids.assetDocument }),
+  'POST /api/v1/assets/:id/maintenance': { schedule_name: 'Hijacked', maintenance_type: 'inspection', frequency: 'daily', start_date: '2026-01-01' },
+  'POST /api/v1/assets/:id/maintenance/record': { maintenance_type: 'inspection' },
+  'PUT /api/v1/assets/maintenance/:scheduleId': { schedule_name: 'Hijacked' },
+  'POST /api/v1/assets/:id/relationships': () => ({ related_asset_id: ids.asset2, relationship_type: 'contains' }),
+  'POST /api/v1/assets/:id/tickets': () => ({ ticket_id: ids.ticket }),
 };
 
 describe('tenant isolation', () => {
   it('tenant B gets 404 on every by-id route for tenant A’s records', async () => {
     const byId = t.app.routeTable.filter(
-      (r) => r.url.startsWith('/api/v1/') && r.url.includes(':') && r.method !== 'HEAD' && !CALLER_SCOPED.has(`${String(r.method)} ${r.url}`),
+      // Project templates live outside /api/v1 (spec, Versioning) under the same API-key rules.
+      (r) => (r.url.startsWith('/api/v1/') || r.url.startsWith('/api/projects/')) && r.url.includes(':') && r.method !== 'HEAD' && !CALLER_SCOPED.has(`${String(r.method)} ${r.url}`),
     );
     expect(byId.length).toBeGreaterThan(10);
     const problems: string[] = [];
@@ -160,7 +254,7 @@ describe('tenant isolation', () => {
         problems.push(`${label}: no fixture for its path parameters — add one to this suite`);
         continue;
       }
-      const needsBody = method === 'PUT' || method === 'POST';
+      const needsBody = method === 'PUT' || method === 'POST' || method === 'PATCH';
       if (needsBody && !(label in BODIES)) {
         problems.push(`${label}: no request body in BODIES — add one to this suite`);
         continue;
@@ -258,5 +352,71 @@ describe('tenant isolation', () => {
     expect((await b.admin.post(url, { items: [{ key: ids.key, value: 'B2' }] })).statusCode).toBe(200);
     const mine = await a.admin.get(`${url}/${ids.key}`);
     expect(mine.json().data).toMatchObject({ value: 'tenant A', revision: 1 });
+  });
+
+  it('tenant A’s RMM integration, its key and the asset link are untouched; tenant B’s lists never show them', async () => {
+    const integration = (await a.admin.get(`/api/v1/rmm/integrations/${ids.rmmIntegration}`)).json().data;
+    expect(integration).toMatchObject({ name: 'Isolated RMM', is_active: true, linked_asset_count: 1, api_key_last4: '0001' });
+    const row = await t.database.db.selectFrom('rmm_integrations').select('credentials_enc').where('tenant', '=', a.tenant).where('integration_id', '=', ids.rmmIntegration!).executeTakeFirstOrThrow();
+    expect(JSON.parse(t.app.secretBox.decrypt(row.credentials_enc))).toEqual({ api_key: 'isolated-rmm-key-0001' });
+    const link = (await a.admin.get(`/api/v1/assets/${ids.rmmAsset}/rmm`)).json().data;
+    expect(link).toMatchObject({ integration_id: ids.rmmIntegration, device_id: 'IsolatedAgentxxxxxxxxxxxxxxxxxxxxxxxxxxx', device: { hostname: 'ISOLATED-PC' } });
+    const history = await t.database.db.selectFrom('asset_history').select('history_id').where('tenant', '=', a.tenant).where('asset_id', '=', ids.rmmAsset!).execute();
+    expect(history).toEqual([]);
+    const list = await b.admin.get('/api/v1/rmm/integrations');
+    expect(list.statusCode).toBe(200);
+    expect(list.json().data).toEqual([]);
+  });
+
+  it('tenant A’s project template and project-ticket link are untouched; tenant B’s lists never show them', async () => {
+    const template = (await a.admin.get(`/api/projects/templates/${ids.projectTemplate}`)).json().data;
+    expect(template).toMatchObject({ template_name: 'Isolated template', use_count: 0, task_count: 1 });
+    expect((await a.admin.get('/api/projects/templates')).json().pagination.total).toBe(1);
+    const links = (await a.admin.get(`/api/v1/projects/${ids.linkedProject}/tickets`)).json().data;
+    expect(links.map((l: { ticket_id: string }) => l.ticket_id)).toEqual([ids.ticket]);
+    for (const url of ['/api/projects/templates', '/api/projects/templates/categories', '/api/projects', '/api/v1/projects/export?format=json', '/api/v1/projects/search?query=Isolated']) {
+      const res = await b.admin.get(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).not.toContain(ids.projectTemplate);
+      expect(res.body, url).not.toContain(ids.linkedProject);
+    }
+    expect((await b.admin.get('/api/v1/projects/stats')).json().data.total_projects).toBe(0);
+    const bStatus = (await b.admin.get('/api/v1/project-statuses')).json().data[0].status_id;
+    const bulk = await b.admin.put('/api/v1/projects/bulk-update', { project_ids: [ids.linkedProject], fields: { project_name: 'Hijacked' } });
+    expect(bulk.statusCode).toBe(404);
+    expect((await b.admin.put('/api/v1/projects/bulk-status', { project_ids: [ids.linkedProject], status_id: bStatus })).statusCode).toBe(404);
+    expect((await a.admin.get(`/api/v1/projects/${ids.linkedProject}`)).json().data.project_name).toBe('Isolated linked project');
+  });
+});
+
+describe('tenant isolation: projects', () => {
+  it('tenant A’s project, phase, task, checklist and comment are untouched, and tenant B’s lists never show them', async () => {
+    expect((await a.admin.get(`/api/v1/projects/${ids.project}`)).json().data).toMatchObject({ project_name: 'Isolated project', phase_count: 1, task_count: 1 });
+    expect((await a.admin.get(`/api/v1/projects/${ids.project}/phases`)).json().data.map((p: { phase_name: string }) => p.phase_name)).toEqual(['Isolated phase']);
+    expect((await a.admin.get(`/api/v1/projects/tasks/${ids.projectTask}`)).json().data).toMatchObject({ task_name: 'Isolated task', checklist_total: 1, checklist_completed: 0 });
+    const comments = (await a.admin.get(`/api/v1/projects/tasks/${ids.projectTask}/comments`)).json().data;
+    expect(comments.map((c: { comment_text: string; reactions: unknown[] }) => [c.comment_text, c.reactions])).toEqual([['Isolated task comment', []]]);
+    const res = await b.admin.get('/api/v1/projects');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain(ids.project);
+    expect((await a.admin.get(`/api/v1/project-statuses/${ids.projectStatus}`)).json().data.name).toBe('Active');
+    expect((await b.admin.get('/api/v1/project-statuses')).body).not.toContain(ids.projectStatus);
+  });
+
+  it('tenant A’s assets and their sub-records are untouched; tenant B’s asset lists never show them', async () => {
+    const asset = (await a.admin.get(`/api/v1/assets/${ids.asset}`)).json().data;
+    expect(asset).toMatchObject({ name: 'Isolated asset', notes_updated_at: null });
+    expect((await a.admin.get(`/api/v1/asset-types/${ids.assetType}`)).json().data.type_name).toBe('Isolated type');
+    expect((await a.admin.get(`/api/v1/assets/${ids.asset}/maintenance`)).json().data.map((s: { schedule_name: string }) => s.schedule_name)).toEqual(['Isolated schedule']);
+    expect((await a.admin.get(`/api/v1/assets/${ids.asset}/history`)).json().data).toEqual([]);
+    expect((await a.admin.get(`/api/v1/assets/${ids.asset}/relationships`)).json().data).toHaveLength(1);
+    expect((await a.admin.get(`/api/v1/assets/${ids.asset}/tickets`)).json().data).toHaveLength(1);
+    expect((await a.admin.get(`/api/v1/assets/${ids.asset}/documents`)).json().data).toHaveLength(1);
+    for (const url of ['/api/v1/assets', '/api/v1/assets/export?format=json', '/api/v1/assets/search?query=isolated', '/api/v1/asset-types']) {
+      const res = await b.admin.get(url);
+      expect(res.statusCode, url).toBe(200);
+      for (const id of [ids.asset, ids.asset2, ids.assetType]) expect(res.body, url).not.toContain(id);
+    }
+    expect((await b.admin.get('/api/v1/assets/stats')).json().data.total_assets).toBe(0);
   });
 });

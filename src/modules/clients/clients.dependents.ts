@@ -20,6 +20,8 @@ export const CLIENT_DEPENDENTS: readonly Dependent[] = [
   { name: 'portal_users', table: 'users', column: 'client_id' },
   { name: 'merged_clients', table: 'clients', column: 'merged_into_client_id' },
   { name: 'tickets', table: 'tickets', column: 'client_id' },
+  { name: 'assets', table: 'assets', column: 'client_id' },
+  { name: 'projects', table: 'projects', column: 'client_id' },
 ];
 
 /** Counts every dependent in one round trip; returns only the non-zero counts. */

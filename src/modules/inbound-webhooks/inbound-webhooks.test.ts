@@ -199,8 +199,10 @@ describe('GET /api/v1/inbound-webhooks/actions', () => {
     expectStatus(res, 200);
     const actions = res.json().data as { name: string; entity_type: string; permissions: string[]; target_fields: Record<string, unknown>[] }[];
     expect(actions.map((a) => a.name)).toEqual([
+      'upsert_asset_by_external_id',
       'upsert_client_by_external_id',
       'upsert_contact_by_external_id',
+      'create_project_task',
       'add_ticket_comment_by_external_id',
       'change_ticket_status_by_external_id',
       'create_ticket',

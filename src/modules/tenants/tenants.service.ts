@@ -7,6 +7,8 @@ import { newId } from '../../platform/ids.ts';
 import { issueApiKey } from '../api-keys/index.ts';
 import { assignRole, checkPassword, hashPassword, insertUser } from '../users/index.ts';
 import { seedTicketDefaults } from '../tickets/index.ts';
+import { seedAssetTypes } from '../assets/index.ts';
+import { seedProjectDefaults } from '../projects/index.ts';
 
 export interface CreateTenantInput {
   name: string;
@@ -64,6 +66,8 @@ export async function createTenant(db: Kysely<DB>, input: CreateTenantInput): Pr
     });
     await assignRole(trx, tenant, user.user_id, adminRoleId);
     await seedTicketDefaults(trx, tenant);
+    await seedAssetTypes(trx, tenant);
+    await seedProjectDefaults(trx, tenant);
     const key = await issueApiKey(trx, tenant, user.user_id, { name: 'Initial admin key' });
     return { tenant_id: tenant, tenant_slug: input.slug, user_id: user.user_id, api_key: key.api_key };
   });

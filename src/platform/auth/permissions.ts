@@ -28,6 +28,8 @@ export const RESOURCES: Record<string, readonly string[]> = {
   webhook: CRUD,
   inbound_webhook: CRUD,
   settings: ['read', 'update'],
+  // rmm:execute sends commands to a managed device (refresh, reboot, remote control, scripts).
+  rmm: ['execute'],
   // api_key:manage lets an admin create, list and revoke keys of other users and set per-key rate limits.
   api_key: ['create', 'read', 'delete', 'manage'],
 };
@@ -60,6 +62,7 @@ export const BUILTIN_ROLES: readonly BuiltinRole[] = [
       ...all(['client', 'contact', 'asset', 'project', 'project_task', 'ticket', 'opportunity', 'kb_article', 'document', 'time_entry', 'team', 'automation', 'contract', 'product', 'webhook', 'inbound_webhook']),
       ...all(['storage'], ['read', 'write']),
       ...all(['invoice', 'billing', 'ledger', 'user', 'role', 'settings'], ['read']),
+      'rmm:execute',
       ...OWN_KEYS,
     ],
   },
@@ -70,6 +73,8 @@ export const BUILTIN_ROLES: readonly BuiltinRole[] = [
     permissions: [
       ...all(['client', 'contact', 'asset', 'project', 'project_task', 'ticket', 'kb_article', 'document', 'time_entry', 'product', 'team', 'user'], ['read']),
       ...all(['ticket', 'asset', 'project_task', 'time_entry', 'document', 'kb_article', 'contact'], ['create', 'update']),
+      // Technicians work the machines: refreshing, rebooting and running scripts is their daily work.
+      'rmm:execute',
       ...OWN_KEYS,
     ],
   },

@@ -2,9 +2,11 @@ import type { ActionDefinition, ActionDeps, ActionRunner } from './action.ts';
 import { addTicketCommentByExternalId } from './add-ticket-comment.ts';
 import { changeTicketStatusByExternalId } from './change-ticket-status.ts';
 import { createTicket } from './create-ticket.ts';
+import { createProjectTask } from './create-project-task.ts';
 import { updateTicketByExternalId } from './update-ticket.ts';
 import { upsertClientByExternalId } from './upsert-client.ts';
 import { upsertContactByExternalId } from './upsert-contact.ts';
+import { upsertAssetByExternalId } from './upsert-asset.ts';
 
 /**
  * Every direct action, in one list: adding an action is a new file next to this one and a line here.
@@ -17,6 +19,8 @@ export const ACTIONS: readonly ActionDefinition[] = [
   changeTicketStatusByExternalId,
   upsertClientByExternalId,
   upsertContactByExternalId,
+  createProjectTask,
+  upsertAssetByExternalId,
 ];
 
 export interface RegisteredAction {
