@@ -6,7 +6,7 @@ import { makeTicket } from '../../../test/ticket-factories.ts';
 import { newId } from '../../platform/ids.ts';
 import { upsertSearchDocuments } from './sync.ts';
 import type { SearchDocument } from './search.types.ts';
-import { idsOf, search, searchAll } from './search.test-support.ts';
+import { idsOf, search, searchAll } from '../../../test/search-kit.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });

@@ -8,7 +8,7 @@ import { withTransaction } from '../../platform/db/executor.ts';
 import { newId } from '../../platform/ids.ts';
 import { searchReindexCommand } from './reindex.cli.ts';
 import { syncSearch } from './sync.ts';
-import { idsOf, search } from './search.test-support.ts';
+import { idsOf, search } from '../../../test/search-kit.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });

@@ -3,7 +3,7 @@ import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { makeTenant } from '../../../test/factories.ts';
 import { expectError, expectStatus, makeClient } from '../../../test/client-factories.ts';
 import { makeTicket, type TicketJson } from '../../../test/ticket-factories.ts';
-import { idsOf, search, searchAll, searchRes } from './search.test-support.ts';
+import { idsOf, search, searchAll, searchRes } from '../../../test/search-kit.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });

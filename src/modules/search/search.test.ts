@@ -3,7 +3,7 @@ import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { makeTenant, makeUser, unique } from '../../../test/factories.ts';
 import { anonymous, expectError, expectStatus, makeClient, makeContact } from '../../../test/client-factories.ts';
 import { makeTicket } from '../../../test/ticket-factories.ts';
-import { idsOf, search, searchRes } from './search.test-support.ts';
+import { idsOf, search, searchRes } from '../../../test/search-kit.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });

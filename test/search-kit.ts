@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Api, Res } from '../../../test/factories.ts';
+import type { Api, Res } from './factories.ts';
 
 export interface SearchHit {
   type: string;
