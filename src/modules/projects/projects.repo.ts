@@ -103,7 +103,8 @@ export async function deleteProject(db: Executor, tenant: string, projectId: str
   await db.deleteFrom('projects').where('tenant', '=', tenant).where('project_id', '=', projectId).execute();
 }
 
-export interface ProjectListFilter {
+/** What narrows a set of projects: the list's filters, plus the free text of the search endpoint. */
+export interface ProjectFilter {
   onlyClientId?: string;
   clientId?: string;
   statusId?: string;
@@ -112,13 +113,18 @@ export interface ProjectListFilter {
   isClosed?: boolean;
   search?: string;
   updatedSince?: Date;
+  /** Free text: name, number, description or client name. */
+  query?: string;
+}
+
+export interface ProjectListFilter extends ProjectFilter {
   sort: ProjectSortField;
   order: 'asc' | 'desc';
   limit: number;
   offset: number;
 }
 
-function filtered(q: ProjectBase, f: ProjectListFilter): ProjectBase {
+function filtered(q: ProjectBase, f: ProjectFilter): ProjectBase {
   const equal: [keyof ProjectRow, string | undefined][] = [
     ['client_id', f.onlyClientId],
     ['client_id', f.clientId],
@@ -133,20 +139,32 @@ function filtered(q: ProjectBase, f: ProjectListFilter): ProjectBase {
     const like = likePattern(f.search);
     q = q.where((eb) => eb.or([eb('p.project_name', 'ilike', like), eb('p.project_number', 'ilike', like), eb('p.description', 'ilike', like)]));
   }
+  if (f.query !== undefined) {
+    const like = likePattern(f.query);
+    q = q.where((eb) => eb.or([
+      eb('p.project_name', 'ilike', like),
+      eb('p.project_number', 'ilike', like),
+      eb('p.description', 'ilike', like),
+      eb('p.client_id', 'in', eb.selectFrom('clients as cl').select('cl.client_id').whereRef('cl.tenant', '=', 'p.tenant').where('cl.client_name', 'ilike', like)),
+    ]));
+  }
   return q;
 }
+
+/** The tenant's projects that match `f` (no columns selected yet). */
+export const filteredProjects = (db: Executor, tenant: string, f: ProjectFilter) => filtered(projectBase(db, tenant), f);
 
 /** One page (joined for its names) and the total. Ties break on project_id in the same direction. */
 export async function listProjects(db: Executor, tenant: string, f: ProjectListFilter): Promise<{ rows: ProjectViewRow[]; total: number }> {
   const dir = f.order;
-  let page = withNames(filtered(projectBase(db, tenant), f));
+  let page = withNames(filteredProjects(db, tenant, f));
   if (f.sort === 'project_number') page = page.orderBy('p.project_seq', dir);
   else if (f.sort === 'project_name') page = page.orderBy(sql`lower(p.project_name)`, dir);
   else if (f.sort === 'start_date' || f.sort === 'end_date') {
     const column = f.sort;
     page = page.orderBy(`p.${column}`, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast());
   } else page = page.orderBy(`p.${f.sort}`, dir);
-  const count = filtered(projectBase(db, tenant), f).select((eb) => eb.fn.countAll<number>().as('n'));
+  const count = filteredProjects(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n'));
   const rows = await page.orderBy('p.project_id', dir).limit(f.limit).offset(f.offset).execute();
   const n = await count.executeTakeFirstOrThrow();
   return { rows: rows as ProjectViewRow[], total: Number(n.n) };

@@ -67,15 +67,20 @@ export type ProjectSortField = (typeof PROJECT_SORT_FIELDS)[number];
 
 const idFilter = (description?: string) => Type.Optional(Type.String({ format: 'uuid', ...(description ? { description } : {}) }));
 
-export const ListProjectsQuery = listQuery(PROJECT_SORT_FIELDS, {
+/** The filters of GET /api/v1/projects; export, search and stats take the same, so they cover exactly what the list shows. */
+export const PROJECT_FILTERS = {
   client_id: idFilter(),
   status_id: idFilter(),
   assigned_to: idFilter('Projects owned by this user'),
   assigned_team_id: idFilter(),
   is_closed: Type.Optional(Type.Boolean()),
   search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name, number or description; blank means no search' })),
-});
+};
+
+export const ListProjectsQuery = listQuery(PROJECT_SORT_FIELDS, PROJECT_FILTERS);
 export type ListProjectsQuery = Static<typeof ListProjectsQuery>;
+/** The filter part of a list-shaped query (list, export, stats, search). */
+export type ProjectFilterQuery = Pick<ListProjectsQuery, keyof typeof PROJECT_FILTERS | 'updated_since'>;
 
 export const ProjectParams = Type.Object({ id: Id }, { additionalProperties: false });
 

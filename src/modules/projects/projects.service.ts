@@ -5,10 +5,24 @@ import type { DB } from '../../platform/db/schema.ts';
 import { pageOf, paginated } from '../../platform/http/pagination.ts';
 import { portalClientId } from '../clients/index.ts';
 import { toProject } from './projects.mapper.ts';
-import { listProjects } from './projects.repo.ts';
+import { listProjects, type ProjectFilter } from './projects.repo.ts';
 import { requireVisibleProject } from './projects.rules.ts';
-import type { CreateProjectBody, ListProjectsQuery, Project, UpdateProjectBody } from './projects.schemas.ts';
+import type { CreateProjectBody, ListProjectsQuery, Project, ProjectFilterQuery, UpdateProjectBody } from './projects.schemas.ts';
 import { createProjectInTrx, deleteProjectInTrx, updateProjectInTrx } from './projects.writes.ts';
+
+/** The list's query as a repo filter; client-portal keys are held to their own client. */
+export function projectFilterOf(actor: Actor, query: ProjectFilterQuery): ProjectFilter {
+  return {
+    onlyClientId: portalClientId(actor),
+    clientId: query.client_id,
+    statusId: query.status_id,
+    assignedTo: query.assigned_to,
+    assignedTeamId: query.assigned_team_id,
+    isClosed: query.is_closed,
+    search: query.search?.trim() || undefined,
+    updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
+  };
+}
 
 export function createProjectsService(deps: { db: Kysely<DB>; publicUrl: string }) {
   const { db, publicUrl } = deps;
@@ -19,14 +33,7 @@ export function createProjectsService(deps: { db: Kysely<DB>; publicUrl: string 
       const only = portalClientId(actor);
       if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return paginated([], 0, page);
       const { rows, total } = await listProjects(db, actor.tenant, {
-        onlyClientId: only,
-        clientId: query.client_id,
-        statusId: query.status_id,
-        assignedTo: query.assigned_to,
-        assignedTeamId: query.assigned_team_id,
-        isClosed: query.is_closed,
-        search: query.search?.trim() || undefined,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
+        ...projectFilterOf(actor, query),
         sort: query.sort ?? 'project_number',
         order: query.order ?? 'asc',
         limit: page.limit,

@@ -1,47 +1,10 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
-import { likePattern } from '../../../platform/db/like.ts';
-
-export interface ProjectFilter {
-  onlyClientId?: string;
-  clientId?: string;
-  statusId?: string;
-  assignedTo?: string;
-  assignedTeamId?: string;
-  isClosed?: boolean;
-  search?: string;
-  updatedSince?: Date;
-  /** Free-text query: name, number, description or client name. */
-  query?: string;
-}
-
-const base = (db: Executor, tenant: string) =>
-  db
-    .selectFrom('projects as p')
-    .leftJoin('clients as cl', (j) => j.onRef('cl.tenant', '=', 'p.tenant').onRef('cl.client_id', '=', 'p.client_id'))
-    .where('p.tenant', '=', tenant);
-type Base = ReturnType<typeof base>;
-
-/** The list's filters (GET /api/v1/projects), plus the free-text query of the search endpoint. */
-function filtered(q: Base, f: ProjectFilter): Base {
-  const equal = [['client_id', f.onlyClientId], ['client_id', f.clientId], ['status_id', f.statusId], ['assigned_to', f.assignedTo], ['assigned_team_id', f.assignedTeamId]] as const;
-  for (const [column, value] of equal) if (value !== undefined) q = q.where(`p.${column}`, '=', value);
-  if (f.isClosed !== undefined) q = q.where('p.is_closed', '=', f.isClosed);
-  if (f.updatedSince !== undefined) q = q.where('p.updated_at', '>=', f.updatedSince);
-  if (f.search !== undefined) {
-    const like = likePattern(f.search);
-    q = q.where((eb) => eb.or([eb('p.project_name', 'ilike', like), eb('p.project_number', 'ilike', like), eb('p.description', 'ilike', like)]));
-  }
-  if (f.query !== undefined) {
-    const like = likePattern(f.query);
-    q = q.where((eb) => eb.or([eb('p.project_name', 'ilike', like), eb('p.project_number', 'ilike', like), eb('p.description', 'ilike', like), eb('cl.client_name', 'ilike', like)]));
-  }
-  return q;
-}
+import { filteredProjects, type ProjectFilter } from '../projects.repo.ts';
 
 /** Keyset page of matching project ids by project number (stable while rows are added or removed). */
 export async function pageProjectIds(db: Executor, tenant: string, f: ProjectFilter, afterSeq: number, limit: number): Promise<{ project_id: string; project_seq: number }[]> {
-  return filtered(base(db, tenant), f).select(['p.project_id', 'p.project_seq']).where('p.project_seq', '>', afterSeq).orderBy('p.project_seq').limit(limit).execute();
+  return filteredProjects(db, tenant, f).select(['p.project_id', 'p.project_seq']).where('p.project_seq', '>', afterSeq).orderBy('p.project_seq').limit(limit).execute();
 }
 
 /**
@@ -51,7 +14,7 @@ export async function pageProjectIds(db: Executor, tenant: string, f: ProjectFil
 export async function searchProjectIds(db: Executor, tenant: string, f: ProjectFilter & { query: string }, limit: number, offset: number) {
   const exact = f.query.toLowerCase();
   const prefix = `${f.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows = await filtered(base(db, tenant), f)
+  const rows = await filteredProjects(db, tenant, f)
     .select('p.project_id')
     .orderBy(sql`lower(p.project_number) = ${exact}`, 'desc')
     .orderBy(sql`p.project_name ilike ${prefix}`, 'desc')
@@ -60,13 +23,13 @@ export async function searchProjectIds(db: Executor, tenant: string, f: ProjectF
     .limit(limit)
     .offset(offset)
     .execute();
-  const n = await filtered(base(db, tenant), f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const n = await filteredProjects(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return { ids: rows.map((r) => r.project_id), total: Number(n.n) };
 }
 
 /** Counts per status (every status of the tenant, zero included) and the hour totals of the matching projects. */
 export async function projectStats(db: Executor, tenant: string, f: ProjectFilter, today: string) {
-  const matching = filtered(base(db, tenant), f).select(['p.project_id', 'p.status_id', 'p.is_closed', 'p.end_date', 'p.budgeted_hours']);
+  const matching = filteredProjects(db, tenant, f).select(['p.project_id', 'p.status_id', 'p.is_closed', 'p.end_date', 'p.budgeted_hours']);
   const totals = await db
     .selectFrom(matching.as('m'))
     .select([
@@ -80,7 +43,7 @@ export async function projectStats(db: Executor, tenant: string, f: ProjectFilte
     .selectFrom('project_tasks as t')
     .select([sql<string>`coalesce(sum(t.estimated_hours), 0)::text`.as('estimated'), sql<string>`coalesce(sum(t.actual_hours), 0)::text`.as('actual')])
     .where('t.tenant', '=', tenant)
-    .where('t.project_id', 'in', filtered(base(db, tenant), f).select('p.project_id'))
+    .where('t.project_id', 'in', filteredProjects(db, tenant, f).select('p.project_id'))
     .executeTakeFirstOrThrow();
   const byStatus = await db
     .selectFrom('project_statuses as s')

@@ -1,19 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { Id, Timestamp, listOf } from '../../../platform/http/schemas.ts';
-import { Project } from '../projects.schemas.ts';
+import { PROJECT_FILTERS, Project } from '../projects.schemas.ts';
 
-const idFilter = (description?: string) => Type.Optional(Type.String({ format: 'uuid', ...(description ? { description } : {}) }));
-
-/** The filters of GET /api/v1/projects, so an export, a search or the stats cover exactly what the list shows. */
-export const projectFilters = {
-  updated_since: Type.Optional(Timestamp),
-  client_id: idFilter(),
-  status_id: idFilter(),
-  assigned_to: idFilter('Projects owned by this user'),
-  assigned_team_id: idFilter(),
-  is_closed: Type.Optional(Type.Boolean()),
-  search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name, number or description; blank means no search' })),
-};
+/** The list's filters (updated_since included). */
+export const projectFilters = { updated_since: Type.Optional(Timestamp), ...PROJECT_FILTERS };
 
 export const ExportProjectsQuery = Type.Object(
   { format: Type.Optional(Type.Enum(['csv', 'json'], { description: 'Default csv' })), ...projectFilters },

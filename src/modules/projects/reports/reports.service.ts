@@ -3,11 +3,11 @@ import type { Actor } from '../../../platform/auth/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { exportStream, type ExportStream } from '../../../platform/http/export-stream.ts';
 import { pageOf, paginated } from '../../../platform/http/pagination.ts';
-import { portalClientId } from '../../clients/index.ts';
 import { toProject } from '../projects.mapper.ts';
-import { findProjectViews } from '../projects.repo.ts';
+import { findProjectViews, type ProjectFilter } from '../projects.repo.ts';
 import type { Project } from '../projects.schemas.ts';
-import { pageProjectIds, projectStats, searchProjectIds, type ProjectFilter } from './reports.repo.ts';
+import { projectFilterOf } from '../projects.service.ts';
+import { pageProjectIds, projectStats, searchProjectIds } from './reports.repo.ts';
 import type { ExportProjectsQuery, ProjectStats, SearchProjectsQuery, StatsQuery } from './reports.schemas.ts';
 
 /** The columns of a CSV export, in order (the API's field names). */
@@ -19,18 +19,6 @@ export const EXPORT_COLUMNS = [
 
 const EXPORT_BATCH = 200;
 
-function filterOf(actor: Actor, q: StatsQuery): ProjectFilter {
-  return {
-    onlyClientId: portalClientId(actor),
-    clientId: q.client_id,
-    statusId: q.status_id,
-    assignedTo: q.assigned_to,
-    assignedTeamId: q.assigned_team_id,
-    isClosed: q.is_closed,
-    search: q.search?.trim() || undefined,
-    updatedSince: q.updated_since ? new Date(q.updated_since) : undefined,
-  };
-}
 
 const byInput = (ids: readonly string[], rows: Project[]) => {
   const at = new Map(ids.map((id, i) => [id, i]));
@@ -69,7 +57,7 @@ export function createReportsService(deps: { db: Kysely<DB>; exportBatch?: numbe
   return {
     /** A stream of the export: CSV with a header row, or `{"data":[…]}`. Client-portal keys get their own client's projects only. */
     async exportProjects(actor: Actor, query: ExportProjectsQuery): Promise<ExportStream & { filename: string }> {
-      const projects = await projectsOf(actor, filterOf(actor, query));
+      const projects = await projectsOf(actor, projectFilterOf(actor, query));
       const day = new Date().toISOString().slice(0, 10);
       const format = query.format ?? 'csv';
       return { ...exportStream(format, EXPORT_COLUMNS, projects), filename: `projects-${day}.${format}` };
@@ -79,13 +67,13 @@ export function createReportsService(deps: { db: Kysely<DB>; exportBatch?: numbe
       const page = pageOf(query);
       const text = query.query.trim();
       if (text === '') return paginated([], 0, page);
-      const { ids, total } = await searchProjectIds(db, actor.tenant, { ...filterOf(actor, query), query: text }, page.limit, page.offset);
+      const { ids, total } = await searchProjectIds(db, actor.tenant, { ...projectFilterOf(actor, query), query: text }, page.limit, page.offset);
       return paginated(byInput(ids, (await findProjectViews(db, actor.tenant, ids)).map(toProject)), total, page);
     },
 
     async stats(actor: Actor, query: StatsQuery): Promise<ProjectStats> {
       const today = new Date().toISOString().slice(0, 10);
-      const { totals, taskHours, byStatus } = await projectStats(db, actor.tenant, filterOf(actor, query), today);
+      const { totals, taskHours, byStatus } = await projectStats(db, actor.tenant, projectFilterOf(actor, query), today);
       return {
         total_projects: Number(totals.total),
         open_projects: Number(totals.total) - Number(totals.closed),
