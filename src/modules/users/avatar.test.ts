@@ -5,6 +5,7 @@ import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { anonymous } from '../../../test/client-factories.ts';
 import { makeTenant, makeUser, type Api, type Res } from '../../../test/factories.ts';
 import { activityOf, createUser, makeClientRecord, makeRole, randomId, userEvents } from './users.test-support.ts';
+import { formBody, type Part } from '../../../test/multipart.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });
@@ -27,24 +28,6 @@ const noisePng = (bytes: number) => {
   const side = Math.ceil(Math.sqrt(bytes / 3));
   return sharp(randomBytes(side * side * 3), { raw: { width: side, height: side, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
 };
-
-interface Part {
-  name: string;
-  data: Buffer | string;
-  filename?: string;
-  type?: string;
-}
-
-/** A multipart/form-data body exactly as a browser's FormData serialises it. */
-async function formBody(parts: Part[]): Promise<{ payload: Buffer; contentType: string }> {
-  const form = new FormData();
-  for (const p of parts) {
-    if (typeof p.data === 'string' && p.filename === undefined) form.append(p.name, p.data);
-    else form.append(p.name, new Blob([typeof p.data === 'string' ? p.data : new Uint8Array(p.data)], { type: p.type ?? 'application/octet-stream' }), p.filename ?? 'upload.bin');
-  }
-  const req = new Request('http://local/', { method: 'POST', body: form });
-  return { payload: Buffer.from(await req.arrayBuffer()), contentType: req.headers.get('content-type')! };
-}
 
 async function upload(api: Api, userId: string, parts: Part[], headers: Record<string, string> = {}): Promise<Res> {
   const { payload, contentType } = await formBody(parts);
