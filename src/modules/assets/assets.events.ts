@@ -1,3 +1,4 @@
+import { iso } from '../../platform/time.ts';
 import type { Transaction } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
 import { emit } from '../../platform/events/outbox.ts';
@@ -42,8 +43,8 @@ export function toAssetData(row: AssetViewRow, publicUrl: string): AssetData {
     purchase_date: row.purchase_date,
     warranty_end_date: row.warranty_end_date,
     warranty_status: warrantyStatusOf(row.warranty_end_date),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
     url: `${publicUrl}/api/v1/assets/${row.asset_id}`,
   };
 }

@@ -1,3 +1,4 @@
+import { iso } from '../../platform/time.ts';
 import type { AssetViewRow } from './assets.repo.ts';
 import type { Asset } from './assets.schemas.ts';
 import { warrantyStatusOf } from './assets.warranty.ts';
@@ -19,8 +20,8 @@ export function toAsset(row: AssetViewRow, today?: string): Asset {
     warranty_end_date: row.warranty_end_date,
     warranty_status: warrantyStatusOf(row.warranty_end_date, today),
     attributes: row.attributes,
-    notes_updated_at: row.notes_updated_at?.toISOString() ?? null,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    notes_updated_at: iso(row.notes_updated_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
 }

@@ -1,3 +1,4 @@
+import { iso } from '../../platform/time.ts';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
@@ -24,8 +25,6 @@ function requestedTypes(types: string | undefined): SearchType[] | null {
   if (unknown.length > 0) throw validation('querystring.types', `unknown type ${unknown.map((t) => `'${t.slice(0, 40)}'`).join(', ')}; expected any of ${SEARCH_TYPES.join(', ')}`);
   return [...new Set(list)] as SearchType[];
 }
-
-const iso = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString();
 
 /**
  * Runs the engine in its own transaction with settings local to it: enough work_mem that the bitmap

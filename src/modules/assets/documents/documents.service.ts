@@ -1,3 +1,4 @@
+import { iso } from '../../../platform/time.ts';
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
@@ -26,8 +27,8 @@ type Row = Awaited<ReturnType<ReturnType<typeof associations>['execute']>>[numbe
 const toDocument = (r: Row): AssetDocument => ({
   ...r,
   size_bytes: Number(r.size_bytes),
-  uploaded_at: r.uploaded_at.toISOString(),
-  linked_at: r.linked_at.toISOString(),
+  uploaded_at: iso(r.uploaded_at),
+  linked_at: iso(r.linked_at),
   content_url: `/api/v1/assets/documents/${r.association_id}/content`,
 });
 

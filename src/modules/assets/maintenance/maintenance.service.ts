@@ -1,3 +1,4 @@
+import { iso } from '../../../platform/time.ts';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
@@ -37,11 +38,11 @@ export function toSchedule(row: ScheduleRow, today = todayUtc()): Schedule {
     start_date: row.start_date,
     next_due: row.next_due,
     is_overdue: row.is_active && row.next_due < today,
-    last_performed_at: row.last_performed_at?.toISOString() ?? null,
+    last_performed_at: iso(row.last_performed_at),
     is_active: row.is_active,
     created_by: row.created_by,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
 }
 
@@ -55,11 +56,11 @@ export function toHistoryEntry(row: HistoryViewRow): HistoryEntry {
     maintenance_type: row.maintenance_type,
     command: row.command,
     description: row.description,
-    performed_at: new Date(row.performed_at).toISOString(),
+    performed_at: iso(row.performed_at),
     performed_by: row.performed_by,
     performed_by_name: row.performed_by_name,
     details: row.details,
-    created_at: row.created_at.toISOString(),
+    created_at: iso(row.created_at),
   };
 }
 

@@ -1,3 +1,4 @@
+import { iso } from '../../../platform/time.ts';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction } from '../../../platform/db/executor.ts';
@@ -14,7 +15,7 @@ import type { AssetNotes } from './notes.schemas.ts';
 
 const toNotes = (row: Pick<AssetRow, 'notes' | 'notes_updated_at'>): AssetNotes => ({
   notes: row.notes,
-  updated_at: row.notes_updated_at?.toISOString() ?? null,
+  updated_at: iso(row.notes_updated_at),
 });
 
 /** Internal notes about an asset, in markdown. Client-portal keys never see them (403). */
@@ -34,7 +35,7 @@ export function createAssetNotesService(deps: { db: Kysely<DB>; publicUrl: strin
       const now = new Date();
       await updateAsset(trx, actor.tenant, assetId, { notes, notes_updated_at: now });
       await emitAssetUpdated(trx, await viewOf(trx, actor.tenant, assetId), publicUrl, {
-        notes_updated_at: { previous: row.notes_updated_at?.toISOString() ?? null, new: now.toISOString() },
+        notes_updated_at: { previous: iso(row.notes_updated_at), new: iso(now) },
       });
       await syncSearch(trx, actor.tenant, 'asset', [assetId]);
       return toNotes({ notes, notes_updated_at: now });

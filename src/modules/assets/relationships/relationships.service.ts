@@ -1,3 +1,4 @@
+import { iso } from '../../../platform/time.ts';
 import { sql, type Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
@@ -35,7 +36,7 @@ const toRelationship = (assetId: string, r: Row): Relationship => ({
   related_asset_name: r.name,
   related_asset_type: r.asset_type,
   related_asset_status: r.status,
-  created_at: r.created_at.toISOString(),
+  created_at: iso(r.created_at),
 });
 
 export function createRelationshipsService(deps: { db: Kysely<DB> }) {

@@ -1,3 +1,4 @@
+import { iso } from '../../../platform/time.ts';
 import { sql, type Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
@@ -67,7 +68,7 @@ export function createReportsService(deps: { db: Kysely<DB> }) {
         warranty_days_remaining: warrantyDaysRemaining(asset.warranty_end_date, today),
         overdue_maintenance_count: outlook.overdue,
         next_maintenance_due: outlook.nextDue,
-        last_maintenance_at: lastAt === null ? null : new Date(lastAt as Date | string).toISOString(),
+        last_maintenance_at: lastAt === null ? null : iso(lastAt as Date | string),
       };
     },
 

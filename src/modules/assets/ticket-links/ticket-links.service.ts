@@ -1,3 +1,4 @@
+import { iso } from '../../../platform/time.ts';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
@@ -23,7 +24,7 @@ function linksOf(db: Executor, tenant: string, assetId: string) {
 }
 
 type Row = Awaited<ReturnType<ReturnType<typeof linksOf>['execute']>>[number];
-const toLink = (r: Row): TicketLink => ({ ...r, linked_at: r.linked_at.toISOString() });
+const toLink = (r: Row): TicketLink => ({ ...r, linked_at: iso(r.linked_at) });
 
 /** Links between an asset and tickets. Both must be visible to the caller (404 otherwise). */
 export function createTicketLinksService(deps: { db: Kysely<DB> }) {

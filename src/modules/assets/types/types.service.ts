@@ -1,3 +1,4 @@
+import { iso } from '../../../platform/time.ts';
 import type { Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
@@ -27,8 +28,8 @@ export function toAssetType(row: AssetTypeViewRow): AssetType {
     is_builtin: row.is_builtin,
     field_schema: fieldsOf(row),
     asset_count: row.asset_count,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
 }
 
