@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { SEARCH_INDEXERS } from './indexers.ts';
+import { rebuildLexicon } from './lexicon.ts';
 import { removeFromSearch, upsertSearchDocuments } from './sync.ts';
 import type { SearchType } from './search.types.ts';
 
@@ -16,7 +17,8 @@ export interface ReindexCounts {
  * Rebuilds the index of the given tenants and types from the source tables: keyset batches of ids
  * (`listIds`), each loaded and written in its own transaction, then index rows whose source is gone are
  * removed, also in batches. Unchanged rows are not rewritten (see upsertSearchDocuments), so a re-index
- * of an up-to-date index is cheap and leaves open search cursors undisturbed.
+ * of an up-to-date index is cheap and leaves open search cursors undisturbed. Each tenant's typo
+ * dictionary is then rewritten from its documents, dropping words no document has any more.
  */
 export async function reindexSearch(
   db: Kysely<DB>,
@@ -68,6 +70,7 @@ export async function reindexSearch(
       opts.onProgress?.(counts);
       out.push(counts);
     }
+    await withTransaction(db, (trx) => rebuildLexicon(trx, tenant));
   }
   return out;
 }

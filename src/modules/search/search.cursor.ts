@@ -3,13 +3,15 @@ import { AppError } from '../../platform/http/errors.ts';
 
 /**
  * The keyset cursor. It carries the sort key of the last row returned, the snapshot time of the
- * first page and whether the search fell back to fuzzy matching, bound to the tenant, the query, the
+ * first page and, when the search fell back to a typo correction, the corrected query (so every page
+ * uses the same correction, whatever the dictionary learns meanwhile), bound to the tenant, the query, the
  * requested types and the sort, and MACed with the app's secret: anything altered, truncated,
  * forged or reused with another search is a 400 `invalid cursor`.
  */
 export interface CursorState {
   sort: 'relevance' | 'recent';
-  fuzzy: boolean;
+  /** The typo-corrected query the first page ran, or null when it ran the query as typed. */
+  corrected: string | null;
   /** Rows whose content changed after this instant are left out of every page of the search. */
   asOf: Date;
   /** The last row returned: score, updated_at (ISO), object_type and object_id. */
@@ -32,13 +34,15 @@ export function searchBinding(tenant: string, query: string, types: readonly str
 
 export function encodeCursor(box: CursorMac, binding: string, s: CursorState): string {
   const body = Buffer.from(JSON.stringify({
-    v: 1, b: binding, s: s.sort, f: s.fuzzy ? 1 : 0, a: s.asOf.toISOString(), k: [s.score, s.updatedAt, s.type, s.id],
+    v: 1, b: binding, s: s.sort, f: s.corrected === null ? 0 : 1, ...(s.corrected === null ? {} : { c: s.corrected }), a: s.asOf.toISOString(), k: [s.score, s.updatedAt, s.type, s.id],
   })).toString('base64url');
   return `${body}.${box.mac(body)}`;
 }
 
 const invalid = () => new AppError('VALIDATION_ERROR', 'invalid cursor', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A corrected query is at most 8 words of at most 64 characters (search.parse.ts), with spaces. */
+const MAX_CORRECTED = 8 * 65;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function isoDate(v: unknown): Date | undefined {
@@ -57,12 +61,14 @@ export function decodeCursor(box: CursorMac, binding: string, cursor: string): C
   } catch {
     throw invalid();
   }
-  const o = raw as { v?: unknown; b?: unknown; s?: unknown; f?: unknown; a?: unknown; k?: unknown };
+  const o = raw as { v?: unknown; b?: unknown; s?: unknown; f?: unknown; c?: unknown; a?: unknown; k?: unknown };
   if (typeof o !== 'object' || o === null || o.v !== 1 || o.b !== binding) throw invalid();
   if ((o.s !== 'relevance' && o.s !== 'recent') || (o.f !== 0 && o.f !== 1) || !Array.isArray(o.k) || o.k.length !== 4) throw invalid();
+  const corrected = o.f === 1 && typeof o.c === 'string' && o.c.length > 0 && o.c.length <= MAX_CORRECTED ? o.c : null;
+  if ((o.f === 1) !== (corrected !== null) || (o.f === 0 && o.c !== undefined)) throw invalid();
   const [score, updatedAt, type, id] = o.k as unknown[];
   const asOf = isoDate(o.a);
   if (!asOf || !Number.isSafeInteger(score) || !isoDate(updatedAt) || typeof type !== 'string' || type.length > 40
     || typeof id !== 'string' || !UUID.test(id)) throw invalid();
-  return { sort: o.s, fuzzy: o.f === 1, asOf, score: score as number, updatedAt: updatedAt as string, type, id };
+  return { sort: o.s, corrected, asOf, score: score as number, updatedAt: updatedAt as string, type, id };
 }

@@ -11,9 +11,10 @@ import type { SearchType } from './search.types.ts';
  * Score is an integer that depends only on the query and the row's stored content, never on the clock:
  * 1000 identifier exact · 900 identifier prefix · 800 title equals the query · 700 title has every word
  * · 600 title has every word as a prefix · 500 subtitle has every word · 400 body has every word ·
- * 300 subtitle by prefix · 200 anywhere by prefix. Fuzzy mode (used only when nothing matches
- * strictly) scores 0–100 by trigram word similarity to the title. Ties order by updated_at (newer
- * first), then object_type and object_id, so the order is total and the keyset never skips or repeats.
+ * 300 subtitle by prefix · 200 anywhere by prefix. A typo-corrected query (used only when nothing
+ * matches strictly, see lexicon.ts) scores a tenth of that, 20–80: below anything matched as typed.
+ * Ties order by updated_at (newer first), then object_type and object_id, so the order is total and
+ * the keyset never skips or repeats.
  *
  * Every access rule is part of the WHERE clause, before the page limit and the counts: pages are never
  * short and counts never include a row the caller could not open.
@@ -25,7 +26,8 @@ export interface EngineRequest {
   types: readonly SearchType[];
   query: ParsedQuery;
   sort: SearchSort;
-  fuzzy: boolean;
+  /** The query is the typo correction of what the user typed (scores scaled down). */
+  corrected: boolean;
   limit: number;
   /**
    * Rows whose content changed after this are outside the search (the paging snapshot). Undefined on a
@@ -54,16 +56,7 @@ export interface EngineResult {
   asOf: Date;
 }
 
-/** Word-similarity threshold of the fuzzy fallback (pg_trgm's default 0.6 misses single-letter typos). */
-export const FUZZY_THRESHOLD = 0.45;
-
-function matchAndScore(q: ParsedQuery, fuzzy: boolean): { match: RawBuilder<boolean>; score: RawBuilder<number> } {
-  if (fuzzy) {
-    return {
-      match: sql<boolean>`${q.text} <% d.title`,
-      score: sql<number>`round(word_similarity(${q.text}, d.title) * 100)::int`,
-    };
-  }
+function matchAndScore(q: ParsedQuery, corrected: boolean): { match: RawBuilder<boolean>; score: RawBuilder<number> } {
   const ids = sql`${q.identifiers}::text[]`;
   const idPrefix = sql`${q.identifierPrefix}::text`;
   return {
@@ -72,7 +65,7 @@ function matchAndScore(q: ParsedQuery, fuzzy: boolean): { match: RawBuilder<bool
     match: q.plainWords
       ? sql<boolean>`(d.search_vector @@ q.pq or d.identifier = any(${ids}) or d.identifier like ${idPrefix})`
       : sql<boolean>`(d.search_vector @@ q.wq or d.search_vector @@ q.pq or d.identifier = any(${ids}) or d.identifier like ${idPrefix})`,
-    score: sql<number>`case
+    score: sql<number>`(case
       when d.identifier = any(${ids}) then 1000
       when d.identifier like ${idPrefix} then 900
       when lower(d.title) = lower(${q.text}) then 800
@@ -81,7 +74,7 @@ function matchAndScore(q: ParsedQuery, fuzzy: boolean): { match: RawBuilder<bool
       when d.subtitle_vector @@ q.wq then 500
       when d.search_vector @@ q.wq then 400
       when d.subtitle_vector @@ q.pq then 300
-      else 200 end`,
+      else 200 end) / ${corrected ? 10 : 1}::int`,
   };
 }
 
@@ -111,7 +104,7 @@ const orderOf = (sort: SearchSort, alias: string) =>
 
 /** One page (limit + 1 rows, so the caller knows whether more follow) and the counts per type. */
 export async function runSearch(db: Executor, r: EngineRequest): Promise<EngineResult> {
-  const { match, score } = matchAndScore(r.query, r.fuzzy);
+  const { match, score } = matchAndScore(r.query, r.corrected);
   const result = await sql<{ groups: Record<string, number>; as_of: Date | string } & Partial<EngineRow>>`
     with q as (
       select websearch_to_tsquery('english', ${r.query.text}) as wq, to_tsquery('english', ${r.query.prefix}::text) as pq

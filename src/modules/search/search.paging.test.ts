@@ -95,4 +95,28 @@ describe('search paging', () => {
     const stranger = await makeTenant(t);
     expectError(await searchRes(stranger.admin, { query: w, limit: 2, cursor }), 400, 'VALIDATION_ERROR');
   });
+
+  it('pages a typo-corrected search with the correction of its first page, whatever is written in between', async () => {
+    const { admin } = await makeTenant(t);
+    const client = await makeClient(admin);
+    const tickets: TicketJson[] = [];
+    for (let i = 0; i < 7; i++) tickets.push(await makeTicket(admin, client.client_id, { title: `Kiosk calibration round ${i}` }));
+    const { hits, pages } = await searchAll(admin, { query: 'calibartion', limit: 3 }, async (page) => {
+      // After the first page the misspelling becomes a real word of the tenant: a fresh search would now
+      // match it as typed, but this search keeps paging through its corrected query.
+      if (page === 1) await makeTicket(admin, client.client_id, { title: 'Calibartion spelled wrong on purpose' });
+    });
+    expect(pages.map((p) => p.results.length)).toEqual([3, 3, 1]);
+    expect(new Set(idsOf(hits))).toEqual(new Set(tickets.map((x) => x.ticket_id)));
+    expect(hits.every((h) => h.score === 70)).toBe(true);
+    const fresh = await search(admin, { query: 'calibartion' });
+    expect(fresh.results).toHaveLength(1);
+    expect(fresh.results[0]!.score).toBe(700);
+    // A cursor that claims a correction its MAC does not cover, or drops one, is refused.
+    const first = await search(admin, { query: 'kiosk', limit: 2 });
+    const [body, mac] = first.nextCursor!.split('.') as [string, string];
+    const decoded = JSON.parse(Buffer.from(body, 'base64url').toString());
+    const forged = Buffer.from(JSON.stringify({ ...decoded, f: 1, c: 'anything' })).toString('base64url');
+    expectError(await searchRes(admin, { query: 'kiosk', limit: 2, cursor: `${forged}.${mac}` }), 400, 'VALIDATION_ERROR');
+  });
 });

@@ -6,6 +6,8 @@
 export interface ParsedQuery {
   /** Control characters removed, whitespace collapsed, trimmed. */
   text: string;
+  /** The letter/digit runs, lower case (at most 8, each at most 64 characters). */
+  tokens: string[];
   /** `tok1:* & tok2:*` over the letter/digit runs (short ones exact); null when none or the query uses operators. */
   prefix: string | null;
   /** Only letters, digits and spaces, no operators: the prefix query alone finds every match. */
@@ -34,8 +36,8 @@ export function parseQuery(raw: string): ParsedQuery {
   const prefix = tokens.length > 0 && !OPERATORS.test(text) ? tokens.map((t) => (t.length < MIN_PREFIX ? t : `${t}:*`)).join(' & ') : null;
   const plainWords = prefix !== null && /^[\p{L}\p{N} ]+$/u.test(text) && !/(^| )or( |$)/i.test(text);
   const m = IDENTIFIER.exec(text.toLowerCase());
-  if (!m) return { text, prefix, plainWords, identifiers: [], identifierPrefix: null };
+  if (!m) return { text, tokens, prefix, plainWords, identifiers: [], identifierPrefix: null };
   const [, letters, digits] = m as unknown as [string, string, string];
   const identifiers = [...new Set([`${letters}-${digits}`, `${letters}-${digits.padStart(6, '0')}`])];
-  return { text, prefix, plainWords, identifiers, identifierPrefix: `${letters}-${digits}%` };
+  return { text, tokens, prefix, plainWords, identifiers, identifierPrefix: `${letters}-${digits}%` };
 }

@@ -7,15 +7,16 @@ import type { DB } from '../../platform/db/schema.ts';
 import { validation } from '../../platform/http/errors.ts';
 import { permittedTypes, rowAccessOf } from './search.access.ts';
 import { decodeCursor, encodeCursor, searchBinding, type CursorMac, type CursorState } from './search.cursor.ts';
-import { FUZZY_THRESHOLD, runSearch, type EngineRequest, type EngineResult, type SearchSort } from './search.engine.ts';
+import { runSearch, type EngineRequest, type EngineResult, type SearchSort } from './search.engine.ts';
+import { CORRECTION_THRESHOLD, correctQuery } from './lexicon.ts';
 import { parseQuery } from './search.parse.ts';
 import type { SearchPage, SearchQuery, SearchResult } from './search.schemas.ts';
 import { snippetHtml } from './search.snippet.ts';
 import { SEARCH_TYPES, type SearchType } from './search.types.ts';
 
 const KNOWN = new Set<string>(SEARCH_TYPES);
-/** Fuzzy fallback only for queries long enough to have meaningful trigrams. */
-const FUZZY_MIN_LENGTH = 3;
+/** Typo correction only for queries long enough to have meaningful trigrams. */
+const CORRECTION_MIN_LENGTH = 3;
 
 function requestedTypes(types: string | undefined): SearchType[] | null {
   if (types === undefined) return null;
@@ -29,13 +30,20 @@ function requestedTypes(types: string | undefined): SearchType[] | null {
 /**
  * Runs the engine in its own transaction with settings local to it: enough work_mem that the bitmap
  * of a common word stays exact (a lossy bitmap re-checks every row of its pages: measured 1.5× slower at
- * 1M rows), no JIT (its compile time exceeds what it saves on these queries), and the fuzzy threshold.
+ * 1M rows) and no JIT (its compile time exceeds what it saves on these queries).
  */
 function runEngine(db: Kysely<DB>, req: EngineRequest): Promise<EngineResult> {
   return withTransaction(db, async (trx) => {
-    await sql`select set_config('work_mem', '64MB', true), set_config('jit', 'off', true),
-      set_config('pg_trgm.word_similarity_threshold', ${String(FUZZY_THRESHOLD)}, true)`.execute(trx);
+    await sql`select set_config('work_mem', '64MB', true), set_config('jit', 'off', true)`.execute(trx);
     return runSearch(trx, req);
+  });
+}
+
+/** The typo correction of the query (lexicon.ts), looked up with the correction threshold. */
+function correction(db: Kysely<DB>, tenant: string, tokens: readonly string[]): Promise<string | null> {
+  return withTransaction(db, async (trx) => {
+    await sql`select set_config('pg_trgm.similarity_threshold', ${String(CORRECTION_THRESHOLD)}, true)`.execute(trx);
+    return correctQuery(trx, tenant, tokens);
   });
 }
 
@@ -65,18 +73,20 @@ export function createSearchService(deps: { db: Kysely<DB>; cursorMac: CursorMac
       const req: EngineRequest = {
         access: rowAccessOf(actor),
         types,
-        query,
+        query: state?.corrected ? parseQuery(state.corrected) : query,
         sort,
-        fuzzy: state?.fuzzy ?? false,
+        corrected: Boolean(state?.corrected),
         limit,
         asOf: state?.asOf,
         after: state && { score: state.score, updatedAt: state.updatedAt, type: state.type, id: state.id },
       };
       let result = await runEngine(db, req);
-      // Identifiers are exact by nature: "T-000002" resembling "T-000001" is no match.
-      if (!state && Object.keys(result.groups).length === 0 && query.text.length >= FUZZY_MIN_LENGTH && query.identifiers.length === 0) {
-        req.fuzzy = true;
-        result = await runEngine(db, req);
+      let corrected = state?.corrected ?? null;
+      // Nothing matched as typed: correct misspelt words against the tenant's dictionary and search
+      // again. Identifiers are exact by nature: "T-000002" resembling "T-000001" is no match.
+      if (!state && Object.keys(result.groups).length === 0 && query.text.length >= CORRECTION_MIN_LENGTH && query.identifiers.length === 0) {
+        corrected = await correction(db, actor.tenant, query.tokens);
+        if (corrected !== null) result = await runEngine(db, { ...req, query: parseQuery(corrected), corrected: true });
       }
 
       const rows = result.rows.slice(0, limit);
@@ -97,7 +107,7 @@ export function createSearchService(deps: { db: Kysely<DB>; cursorMac: CursorMac
       });
       const last = rows.at(-1);
       const nextCursor = result.rows.length > limit && last
-        ? encodeCursor(cursorMac, binding, { sort, fuzzy: req.fuzzy, asOf: result.asOf, score: last.score, updatedAt: iso(last.updated_at), type: last.object_type, id: last.object_id })
+        ? encodeCursor(cursorMac, binding, { sort, corrected, asOf: result.asOf, score: last.score, updatedAt: iso(last.updated_at), type: last.object_type, id: last.object_id })
         : undefined;
       return {
         results,

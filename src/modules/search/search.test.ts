@@ -53,7 +53,7 @@ describe('GET /search — finding and ranking', () => {
     expect(prefix.totalCount).toBe(3);
   });
 
-  it('matches partial words by prefix and misspelt words by trigram similarity', async () => {
+  it('matches partial words by prefix and corrects misspelt words against the tenant\'s own words', async () => {
     const { admin } = await makeTenant(t);
     const client = await makeClient(admin);
     const ticket = await makeTicket(admin, client.client_id, { title: 'Replace projector lamp in boardroom' });
@@ -61,11 +61,29 @@ describe('GET /search — finding and ranking', () => {
     expect(idsOf(prefix.results)).toEqual([ticket.ticket_id]);
     expect(prefix.results[0]!.score).toBe(600);
     expect(prefix.results[0]!.snippet).toBe('Replace <mark>projector</mark> lamp in boardroom');
+    // Nothing matches "boardrom" as typed: it is corrected to "boardroom" and scores a tenth of a typed match.
     const typo = await search(admin, { query: 'boardrom', types: 'ticket' });
     expect(idsOf(typo.results)).toEqual([ticket.ticket_id]);
-    expect(typo.results[0]!.score).toBeGreaterThan(0);
-    expect(typo.results[0]!.score).toBeLessThanOrEqual(100);
-    expect((await search(admin, { query: 'qwxzvy', types: 'ticket' })).results).toEqual([]);
+    expect(typo.results[0]!.score).toBe(70);
+    expect(typo.results[0]!.snippet).toBe('Replace projector lamp in <mark>boardroom</mark>');
+    expect(typo.groups.ticket).toBe(1);
+    // A correct word stays as typed next to a corrected one; a word like nothing in the tenant finds nothing.
+    expect(idsOf((await search(admin, { query: 'projector boardrom', types: 'ticket' })).results)).toEqual([ticket.ticket_id]);
+    expect((await search(admin, { query: 'qwxzvy', types: 'ticket' })).totalCount).toBe(0);
+    expect((await search(admin, { query: 'projector qwxzvy', types: 'ticket' })).totalCount).toBe(0);
+  });
+
+  it('corrects words found only in bodies and comments, and only from the caller\'s own tenant', async () => {
+    const { admin } = await makeTenant(t);
+    const other = await makeTenant(t);
+    const client = await makeClient(admin);
+    const ticket = await makeTicket(admin, client.client_id, { title: 'Slow network', description: 'the hypervisor keeps swapping' });
+    const comment = (await admin.post(`/api/v1/tickets/${ticket.ticket_id}/comments`, { comment_text: 'rebooted the hypervisor twice' })).json().data;
+    const page = await search(admin, { query: 'hypervsior' });
+    expect(new Set(idsOf(page.results))).toEqual(new Set([ticket.ticket_id, comment.comment_id]));
+    expect(page.results.every((r) => r.score === 40)).toBe(true);
+    expect(page.groups).toMatchObject({ ticket: 1, ticket_comment: 1 });
+    expect((await search(other.admin, { query: 'hypervsior' })).totalCount).toBe(0);
   });
 
   it('finds e-mail addresses, hyphenated words and words with punctuation as typed', async () => {
@@ -187,7 +205,7 @@ describe('GET /search — input', () => {
 describe('query parsing', () => {
   it('builds prefix queries from words (short ones exact) and recognises identifiers without losing prefixes', async () => {
     const { parseQuery } = await import('./search.parse.ts');
-    expect(parseQuery('  Printer\u0000  jam ')).toEqual({ text: 'Printer jam', prefix: 'printer:* & jam:*', plainWords: true, identifiers: [], identifierPrefix: null });
+    expect(parseQuery('  Printer\u0000  jam ')).toEqual({ text: 'Printer jam', tokens: ['printer', 'jam'], prefix: 'printer:* & jam:*', plainWords: true, identifiers: [], identifierPrefix: null });
     expect(parseQuery('T-123')).toMatchObject({ prefix: 't & 123:*', plainWords: false, identifiers: ['t-123', 't-000123'], identifierPrefix: 't-123%' });
     expect(parseQuery('srv01')).toMatchObject({ prefix: 'srv01:*', plainWords: true, identifiers: ['srv-01', 'srv-000001'] });
     expect(parseQuery('"exact phrase"')).toMatchObject({ prefix: null, plainWords: false });

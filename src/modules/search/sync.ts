@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { SEARCH_INDEXERS } from './indexers.ts';
+import { addToLexicon } from './lexicon.ts';
 import type { SearchDocument, SearchType } from './search.types.ts';
 
 const SYNC_CHUNK = 1000;
@@ -58,10 +59,11 @@ const CONTENT = [
  * Writes documents as given (the search vectors are generated columns). A row whose content is
  * unchanged is left alone, so its `indexed_at` keeps marking when its content last changed: search
  * cursors pin their snapshot to it, and a re-index of an up-to-date tenant disturbs no open paging.
+ * The words of the rows written go to the typo dictionary in the same transaction.
  */
 export async function upsertSearchDocuments(db: Executor, tenant: string, docs: readonly SearchDocument[]): Promise<void> {
   if (docs.length === 0) return;
-  await db
+  const written = await db
     .insertInto('search_documents')
     .values(
       docs.map((d) => ({
@@ -101,5 +103,7 @@ export async function upsertSearchDocuments(db: Executor, tenant: string, docs: 
         indexed_at: eb.ref('excluded.indexed_at'),
       })).where(sql<boolean>`(${sql.join(CONTENT.map((c) => sql.ref(`search_documents.${c}`)))}) is distinct from (${sql.join(CONTENT.map((c) => sql.ref(`excluded.${c}`)))})`),
     )
+    .returning(['object_type', 'object_id'])
     .execute();
+  await addToLexicon(db, tenant, written);
 }

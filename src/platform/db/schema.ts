@@ -557,6 +557,11 @@ export interface SearchDocumentsTable {
   search_vector: ColumnType<string, never, never>;
 }
 
+export interface SearchLexiconTable {
+  tenant: string;
+  word: string;
+}
+
 export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables {
   tenants: TenantsTable;
   users: UsersTable;
@@ -596,4 +601,5 @@ export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectT
   inbound_webhook_idempotency_keys: InboundWebhookIdempotencyKeysTable;
   inbound_external_ids: InboundExternalIdsTable;
   search_documents: SearchDocumentsTable;
+  search_lexicon: SearchLexiconTable;
 }

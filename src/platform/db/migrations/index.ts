@@ -11,6 +11,7 @@ import * as assets from './2026_11_21_0009_assets.ts';
 import * as assetRmm from './2026_11_21_0010_asset_rmm.ts';
 import * as projects from './2026_11_21_0011_projects.ts';
 import * as projectTemplates from './2026_11_21_0012_project_templates_links.ts';
+import * as searchLexicon from './2026_11_21_0013_search_lexicon.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0010_asset_rmm': assetRmm,
   '2026_11_21_0011_projects': projects,
   '2026_11_21_0012_project_templates_links': projectTemplates,
+  '2026_11_21_0013_search_lexicon': searchLexicon,
 };
