@@ -2,14 +2,15 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 
 /**
- * The tenant's dictionary for the typo fallback (table and its trade-offs: migration 0013). Words are
- * the lexemes of the documents' search vectors, so a correction is already in the form the full-text
- * index holds; only letter words of 3–32 characters are kept (numbers, identifiers and fragments of
- * addresses are never corrected, and would only crowd the dictionary).
+ * The tenant's dictionary for the typo fallback (table and its trade-offs: migration 0013): the words
+ * of the documents as written, lower case. Only letter words of 3–32 characters are kept: numbers,
+ * identifiers and fragments of addresses are never corrected and would only crowd the dictionary.
  */
+const documentWords = sql`unnest(tsvector_to_array(to_tsvector('simple'::regconfig,
+  coalesce(d.title, '') || ' ' || coalesce(d.subtitle, '') || ' ' || left(coalesce(d.body, ''), 100000))))`;
 const isWord = (w: RawBuilder<string>): RawBuilder<boolean> => sql<boolean>`(length(${w}) between 3 and 32 and ${w} !~ '[0-9_@./:+-]')`;
 
-/** Similarity a correction needs (pg_trgm's `similarity`); below it the word counts as unknown. */
+/** Similarity (pg_trgm) the nearest word needs when no word is one edit away; below it the word is unknown. */
 export const CORRECTION_THRESHOLD = 0.3;
 
 /** Adds the words of these (just written) documents that the dictionary does not have yet. */
@@ -20,7 +21,7 @@ export async function addToLexicon(db: Executor, tenant: string, keys: readonly 
   await sql`
     insert into search_lexicon (tenant, word)
     select distinct ${tenant}::uuid, w.word
-    from search_documents d cross join lateral unnest(tsvector_to_array(d.search_vector)) as w (word)
+    from search_documents d cross join lateral ${documentWords} as w (word)
     where d.tenant = ${tenant}::uuid
       and (d.object_type, d.object_id) in (select * from unnest(${types}::text[], ${ids}::uuid[]))
       and ${isWord(sql.ref('w.word'))}
@@ -34,36 +35,72 @@ export async function rebuildLexicon(db: Executor, tenant: string): Promise<void
   await sql`
     insert into search_lexicon (tenant, word)
     select distinct ${tenant}::uuid, w.word
-    from search_documents d cross join lateral unnest(tsvector_to_array(d.search_vector)) as w (word)
+    from search_documents d cross join lateral ${documentWords} as w (word)
     where d.tenant = ${tenant}::uuid and ${isWord(sql.ref('w.word'))}
   `.execute(db);
 }
 
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
+
 /**
- * The query with each word the tenant's documents do not contain (not even as the start of a word)
- * replaced by the most similar dictionary word; null when some word has no similar one (then nothing
- * can match) or nothing needed correcting. Words are compared in their stemmed form, as indexed.
+ * Every spelling one edit away from `w`, most likely first: swapped neighbours (the commonest typo),
+ * then a wrong letter, a letter too many, a letter missing (Damerau–Levenshtein distance 1).
+ */
+export function oneEditAway(w: string): string[] {
+  const chars = [...w];
+  const letters = [...new Set([...ALPHABET, ...chars])];
+  const out: string[] = [];
+  const at = (i: number, j: number, mid: string) => chars.slice(0, i).join('') + mid + chars.slice(j).join('');
+  for (let i = 0; i + 1 < chars.length; i++) if (chars[i] !== chars[i + 1]) out.push(at(i, i + 2, chars[i + 1]! + chars[i]!));
+  for (let i = 0; i < chars.length; i++) for (const c of letters) if (c !== chars[i]) out.push(at(i, i + 1, c));
+  for (let i = 0; i < chars.length; i++) out.push(at(i, i + 1, ''));
+  for (let i = 0; i <= chars.length; i++) for (const c of letters) out.push(at(i, i, c));
+  return [...new Set(out)];
+}
+
+/**
+ * The typo correction of a query's tokens, or null when some word has no replacement (then nothing can
+ * match) or no word needed one. A word that some word of the tenant's documents starts with is kept
+ * and still matches as a prefix (written with a trailing `*`); any other word is replaced by a word of
+ * theirs, which then matches whole: the first spelling one edit away that exists (oneEditAway's order),
+ * else the most similar word by trigrams. Short words (under 3 letters) and words with digits are kept
+ * as typed. Read the result with parseCorrected (search.parse.ts).
  */
 export async function correctQuery(db: Executor, tenant: string, tokens: readonly string[]): Promise<string | null> {
-  if (tokens.length === 0) return null;
-  const rows = await sql<{ i: number; token: string; known: boolean; correction: string | null }>`
-    select t.i::int as i, t.token,
-      -- A range rather than LIKE, so the btree serves the per-token pattern.
-      exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word ~>=~ s.stem and l.word ~<~ (s.stem || chr(1114111))) as known,
-      (select l.word from search_lexicon l
-        where l.tenant = ${tenant}::uuid and l.word % s.stem
-        order by similarity(l.word, s.stem) desc, l.word limit 1) as correction
-    from unnest(${[...tokens]}::text[]) with ordinality as t (token, i)
-    cross join lateral (select coalesce((tsvector_to_array(to_tsvector('english', t.token)))[1], t.token) as stem) s
-    order by t.i
-  `.execute(db);
+  const correctable = (t: string) => t.length >= 3 && t.length <= 32 && !/\d/.test(t);
+  const candidates = tokens.filter(correctable);
+  if (candidates.length === 0) return null;
+  // A range rather than LIKE, so the btree serves the per-token pattern.
+  const known = new Set((await sql<{ token: string }>`
+    select t.token from unnest(${candidates}::text[]) as t (token)
+    where exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word ~>=~ t.token and l.word ~<~ (t.token || chr(1114111)))
+  `.execute(db)).rows.map((r) => r.token));
   let changed = false;
   const words: string[] = [];
-  for (const r of rows.rows) {
-    if (r.known || r.token.length < 3 || /\d/.test(r.token)) { words.push(r.token); continue; }
-    if (r.correction === null) return null;
-    words.push(r.correction);
+  for (const token of tokens) {
+    if (!correctable(token) || known.has(token)) { words.push(`${token}*`); continue; }
+    const fix = await oneEditFix(db, tenant, token) ?? await nearestWord(db, tenant, token);
+    // Dictionary words are letters only (see isWord); anything else is refused rather than trusted into a tsquery.
+    if (fix === null || !/^[\p{L}\p{M}]+$/u.test(fix)) return null;
+    words.push(fix);
     changed = true;
   }
   return changed ? words.join(' ') : null;
+}
+
+async function oneEditFix(db: Executor, tenant: string, token: string): Promise<string | null> {
+  const variants = oneEditAway(token);
+  const found = new Set((await sql<{ word: string }>`
+    select distinct word from search_lexicon where tenant = ${tenant}::uuid and word = any(${variants}::text[])
+  `.execute(db)).rows.map((r) => r.word));
+  return variants.find((v) => found.has(v)) ?? null;
+}
+
+/** Uses pg_trgm.similarity_threshold, which the caller sets to CORRECTION_THRESHOLD. */
+async function nearestWord(db: Executor, tenant: string, token: string): Promise<string | null> {
+  const row = await sql<{ word: string }>`
+    select word from search_lexicon where tenant = ${tenant}::uuid and word % ${token}
+    order by similarity(word, ${token}) desc, word limit 1
+  `.execute(db);
+  return row.rows[0]?.word ?? null;
 }

@@ -41,8 +41,8 @@ export function encodeCursor(box: CursorMac, binding: string, s: CursorState): s
 
 const invalid = () => new AppError('VALIDATION_ERROR', 'invalid cursor', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** A corrected query is at most 8 words of at most 64 characters (search.parse.ts), with spaces. */
-const MAX_CORRECTED = 8 * 65;
+/** A corrected query is at most 8 words of at most 64 characters (search.parse.ts), each with a `*` and a space. */
+const MAX_CORRECTED = 8 * 66;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function isoDate(v: unknown): Date | undefined {

@@ -41,3 +41,16 @@ export function parseQuery(raw: string): ParsedQuery {
   const identifiers = [...new Set([`${letters}-${digits}`, `${letters}-${digits.padStart(6, '0')}`])];
   return { text, tokens, prefix, plainWords, identifiers, identifierPrefix: `${letters}-${digits}%` };
 }
+
+/**
+ * The query a typo correction stands for (lexicon.ts correctQuery): words with a trailing `*` were kept
+ * as typed and match as prefixes (whole words under 3 characters, as in parseQuery); the others are
+ * dictionary words and match whole, so a corrected short word does not pull in every longer word that
+ * starts with it.
+ */
+export function parseCorrected(corrected: string): ParsedQuery {
+  const parts = corrected.split(' ').filter((p) => p !== '');
+  const tokens = parts.map((p) => p.replace(/\*$/, ''));
+  const prefix = parts.map((p, i) => (p.endsWith('*') && tokens[i]!.length >= MIN_PREFIX ? `${tokens[i]}:*` : tokens[i])).join(' & ');
+  return { text: tokens.join(' '), tokens, prefix, plainWords: true, identifiers: [], identifierPrefix: null };
+}

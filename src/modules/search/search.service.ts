@@ -9,7 +9,7 @@ import { permittedTypes, rowAccessOf } from './search.access.ts';
 import { decodeCursor, encodeCursor, searchBinding, type CursorMac, type CursorState } from './search.cursor.ts';
 import { runSearch, type EngineRequest, type EngineResult, type SearchSort } from './search.engine.ts';
 import { CORRECTION_THRESHOLD, correctQuery } from './lexicon.ts';
-import { parseQuery } from './search.parse.ts';
+import { parseCorrected, parseQuery } from './search.parse.ts';
 import type { SearchPage, SearchQuery, SearchResult } from './search.schemas.ts';
 import { snippetHtml } from './search.snippet.ts';
 import { SEARCH_TYPES, type SearchType } from './search.types.ts';
@@ -73,7 +73,7 @@ export function createSearchService(deps: { db: Kysely<DB>; cursorMac: CursorMac
       const req: EngineRequest = {
         access: rowAccessOf(actor),
         types,
-        query: state?.corrected ? parseQuery(state.corrected) : query,
+        query: state?.corrected ? parseCorrected(state.corrected) : query,
         sort,
         corrected: Boolean(state?.corrected),
         limit,
@@ -86,7 +86,7 @@ export function createSearchService(deps: { db: Kysely<DB>; cursorMac: CursorMac
       // again. Identifiers are exact by nature: "T-000002" resembling "T-000001" is no match.
       if (!state && Object.keys(result.groups).length === 0 && query.text.length >= CORRECTION_MIN_LENGTH && query.identifiers.length === 0) {
         corrected = await correction(db, actor.tenant, query.tokens);
-        if (corrected !== null) result = await runEngine(db, { ...req, query: parseQuery(corrected), corrected: true });
+        if (corrected !== null) result = await runEngine(db, { ...req, query: parseCorrected(corrected), corrected: true });
       }
 
       const rows = result.rows.slice(0, limit);

@@ -67,6 +67,12 @@ describe('GET /search — finding and ranking', () => {
     expect(typo.results[0]!.score).toBe(70);
     expect(typo.results[0]!.snippet).toBe('Replace projector lamp in <mark>boardroom</mark>');
     expect(typo.groups.ticket).toBe(1);
+    // A corrected word matches whole: "mdio" becomes "mido", which does not pull in "midori".
+    const mido = await makeTicket(admin, client.client_id, { title: 'Mido sensor offline' });
+    await makeTicket(admin, client.client_id, { title: 'Midori plant watering' });
+    expect(idsOf((await search(admin, { query: 'mdio', types: 'ticket' })).results)).toEqual([mido.ticket_id]);
+    // Two edits away: the nearest word by trigram similarity.
+    expect(idsOf((await search(admin, { query: 'bordroomz', types: 'ticket' })).results)).toEqual([ticket.ticket_id]);
     // A correct word stays as typed next to a corrected one; a word like nothing in the tenant finds nothing.
     expect(idsOf((await search(admin, { query: 'projector boardrom', types: 'ticket' })).results)).toEqual([ticket.ticket_id]);
     expect((await search(admin, { query: 'qwxzvy', types: 'ticket' })).totalCount).toBe(0);
@@ -211,6 +217,25 @@ describe('query parsing', () => {
     expect(parseQuery('"exact phrase"')).toMatchObject({ prefix: null, plainWords: false });
     expect(parseQuery('vpn or mail')).toMatchObject({ prefix: null, plainWords: false });
     expect(parseQuery('bob@example.com')).toMatchObject({ plainWords: false });
+  });
+
+  it('reads a correction: kept words by prefix, corrected words whole', async () => {
+    const { parseCorrected } = await import('./search.parse.ts');
+    expect(parseCorrected('proj* boardroom ab*')).toEqual({
+      text: 'proj boardroom ab', tokens: ['proj', 'boardroom', 'ab'], prefix: 'proj:* & boardroom & ab', plainWords: true, identifiers: [], identifierPrefix: null,
+    });
+  });
+
+  it('lists the spellings one edit away, swapped neighbours first', async () => {
+    const { oneEditAway } = await import('./lexicon.ts');
+    const v = oneEditAway('cta');
+    expect(v.slice(0, 2)).toEqual(['tca', 'cat']);
+    expect(v).toEqual(expect.arrayContaining(['ata', 'cxa', 'ta', 'ca', 'ctab', 'acta']));
+    expect(v).not.toContain('cut');
+    expect(v).not.toContain('cta');
+    expect(new Set(v).size).toBe(v.length);
+    // Letters outside a–z that the word has are tried too.
+    expect(oneEditAway('café')).toEqual(expect.arrayContaining(['éafé', 'caf']));
   });
 
   it('finds the plural of a word that looks like an identifier', async () => {
