@@ -119,4 +119,18 @@ describe('search paging', () => {
     const forged = Buffer.from(JSON.stringify({ ...decoded, f: 1, c: 'anything' })).toString('base64url');
     expectError(await searchRes(admin, { query: 'kiosk', limit: 2, cursor: `${forged}.${mac}` }), 400, 'VALIDATION_ERROR');
   });
+
+  it('pages a long corrected query in another script: its cursor is accepted however long the words', async () => {
+    const { admin } = await makeTenant(t);
+    const client = await makeClient(admin);
+    // Six 30-letter words in a 3-byte script and one misspelt word: a 197-character query.
+    const letters = '的一是不了人我在有他这为之大来以个中上们到说国和地也子时道出而要于就下得可你年生自会那后能对着事其里所去行过家十用发天如然作方成者多日都三小理么心';
+    const long = Array.from({ length: 6 }, (_, i) => Array.from({ length: 30 }, (_, j) => letters[(i * 11 + j * 7) % letters.length]).join(''));
+    const tickets: TicketJson[] = [];
+    for (let i = 0; i < 3; i++) tickets.push(await makeTicket(admin, client.client_id, { title: `Calibration ${i}`, description: long.join(' ') }));
+    const { hits, pages } = await searchAll(admin, { query: `${long.join(' ')} calibartion`, limit: 1 });
+    expect(pages).toHaveLength(3);
+    expect(pages[0]!.nextCursor!.length).toBeGreaterThan(1000);
+    expect(new Set(idsOf(hits))).toEqual(new Set(tickets.map((x) => x.ticket_id)));
+  });
 });

@@ -10,7 +10,8 @@ export const SearchQuery = Type.Object({
     description: `Comma-separated types to search (default all): ${SEARCH_TYPES.join(', ')}`,
   })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 30 })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'nextCursor of the previous page; query, types and sort must be unchanged' })),
+  // Room for a typo-corrected query of 8 words of 64 letters (up to 4 bytes each), which the cursor carries.
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'nextCursor of the previous page; query, types and sort must be unchanged' })),
   sort: Type.Optional(Type.Union([Type.Literal('relevance'), Type.Literal('recent')], { default: 'relevance' })),
 }, { additionalProperties: false });
 export type SearchQuery = Static<typeof SearchQuery>;
