@@ -11,7 +11,7 @@
  *
  * After VACUUM ANALYZE it runs BENCH_SEARCH_QUERIES (40) searches per query class through the real query
  * engine (the search service, as an Admin actor, first page, limit 30, counts included): common word,
- * mid-frequency word, rare word, prefix, typo (fuzzy fallback), identifier, two-word query, next page
+ * mid-frequency word, rare word, prefix, typo (correction fallback), identifier, two-word query, next page
  * of a common word (cursor), sort=recent, and a narrow-permission caller (Technician: no invoices); a
  * few classes also through HTTP (app.inject). Baseline: a primary-key point lookup of one index row,
  * measured in the same run; every class is reported as p50/p95 and as a ratio of the baseline's p50.
