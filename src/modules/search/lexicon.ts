@@ -13,31 +13,29 @@ const isWord = (w: RawBuilder<string>): RawBuilder<boolean> => sql<boolean>`(len
 /** Similarity (pg_trgm) the nearest word needs when no word is one edit away; below it the word is unknown. */
 export const CORRECTION_THRESHOLD = 0.3;
 
+/** Inserts the dictionary words of the tenant's documents that `documents` selects (a condition on `d`). */
+function insertWords(db: Executor, tenant: string, documents: RawBuilder<boolean>, onlyNew: boolean) {
+  return sql`
+    insert into search_lexicon (tenant, word)
+    select distinct ${tenant}::uuid, w.word
+    from search_documents d cross join lateral ${documentWords} as w (word)
+    where d.tenant = ${tenant}::uuid and ${documents} and ${isWord(sql.ref('w.word'))}
+      ${onlyNew ? sql`and not exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word = w.word)` : sql``}
+  `.execute(db);
+}
+
 /** Adds the words of these (just written) documents that the dictionary does not have yet. */
 export async function addToLexicon(db: Executor, tenant: string, keys: readonly { object_type: string; object_id: string }[]): Promise<void> {
   if (keys.length === 0) return;
   const types = keys.map((k) => k.object_type);
   const ids = keys.map((k) => k.object_id);
-  await sql`
-    insert into search_lexicon (tenant, word)
-    select distinct ${tenant}::uuid, w.word
-    from search_documents d cross join lateral ${documentWords} as w (word)
-    where d.tenant = ${tenant}::uuid
-      and (d.object_type, d.object_id) in (select * from unnest(${types}::text[], ${ids}::uuid[]))
-      and ${isWord(sql.ref('w.word'))}
-      and not exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word = w.word)
-  `.execute(db);
+  await insertWords(db, tenant, sql<boolean>`(d.object_type, d.object_id) in (select * from unnest(${types}::text[], ${ids}::uuid[]))`, true);
 }
 
 /** Rewrites a tenant's dictionary from its documents (drops words no document has any more, and duplicates). */
 export async function rebuildLexicon(db: Executor, tenant: string): Promise<void> {
   await sql`delete from search_lexicon where tenant = ${tenant}::uuid`.execute(db);
-  await sql`
-    insert into search_lexicon (tenant, word)
-    select distinct ${tenant}::uuid, w.word
-    from search_documents d cross join lateral ${documentWords} as w (word)
-    where d.tenant = ${tenant}::uuid and ${isWord(sql.ref('w.word'))}
-  `.execute(db);
+  await insertWords(db, tenant, sql<boolean>`true`, false);
 }
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
@@ -58,6 +56,9 @@ export function oneEditAway(w: string): string[] {
   return [...new Set(out)];
 }
 
+/** Whether a query word can be corrected: 3–32 characters without digits (numbers and identifiers never are). */
+export const correctable = (token: string): boolean => token.length >= 3 && token.length <= 32 && !/\d/.test(token);
+
 /**
  * The typo correction of a query's tokens, or null when some word has no replacement (then nothing can
  * match) or no word needed one. A word that some word of the tenant's documents starts with is kept
@@ -67,7 +68,6 @@ export function oneEditAway(w: string): string[] {
  * as typed. Read the result with parseCorrected (search.parse.ts).
  */
 export async function correctQuery(db: Executor, tenant: string, tokens: readonly string[]): Promise<string | null> {
-  const correctable = (t: string) => t.length >= 3 && t.length <= 32 && !/\d/.test(t);
   const candidates = tokens.filter(correctable);
   if (candidates.length === 0) return null;
   // A range rather than LIKE, so the btree serves the per-token pattern.
