@@ -8,15 +8,13 @@ import { validation } from '../../platform/http/errors.ts';
 import { permittedTypes, rowAccessOf } from './search.access.ts';
 import { decodeCursor, encodeCursor, searchBinding, type CursorMac, type CursorState } from './search.cursor.ts';
 import { runSearch, type EngineRequest, type EngineResult, type SearchSort } from './search.engine.ts';
-import { CORRECTION_THRESHOLD, correctQuery } from './lexicon.ts';
+import { CORRECTION_THRESHOLD, correctable, correctQuery } from './lexicon.ts';
 import { parseCorrected, parseQuery } from './search.parse.ts';
 import type { SearchPage, SearchQuery, SearchResult } from './search.schemas.ts';
 import { snippetHtml } from './search.snippet.ts';
 import { SEARCH_TYPES, type SearchType } from './search.types.ts';
 
 const KNOWN = new Set<string>(SEARCH_TYPES);
-/** Typo correction only for queries long enough to have meaningful trigrams. */
-const CORRECTION_MIN_LENGTH = 3;
 
 function requestedTypes(types: string | undefined): SearchType[] | null {
   if (types === undefined) return null;
@@ -84,7 +82,7 @@ export function createSearchService(deps: { db: Kysely<DB>; cursorMac: CursorMac
       let corrected = state?.corrected ?? null;
       // Nothing matched as typed: correct misspelt words against the tenant's dictionary and search
       // again. Identifiers are exact by nature: "T-000002" resembling "T-000001" is no match.
-      if (!state && Object.keys(result.groups).length === 0 && query.text.length >= CORRECTION_MIN_LENGTH && query.identifiers.length === 0) {
+      if (!state && Object.keys(result.groups).length === 0 && query.tokens.some(correctable) && query.identifiers.length === 0) {
         corrected = await correction(db, actor.tenant, query.tokens);
         if (corrected !== null) result = await runEngine(db, { ...req, query: parseCorrected(corrected), corrected: true });
       }
