@@ -21,6 +21,8 @@ import { openPostgres, type Database } from '../src/platform/db/database.ts';
 import { withTransaction } from '../src/platform/db/executor.ts';
 import { migrateToLatest } from '../src/platform/db/migrate.ts';
 import { newId } from '../src/platform/ids.ts';
+// The module list installs the permission catalogue that createTenant seeds roles from.
+import '../src/modules.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
 import type { ServerMessage } from './server.ts';

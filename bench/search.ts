@@ -25,11 +25,14 @@ import { loadConfig } from '../src/config.ts';
 import { openPostgres, type Database } from '../src/platform/db/database.ts';
 import { withTransaction } from '../src/platform/db/executor.ts';
 import { migrateToLatest } from '../src/platform/db/migrate.ts';
-import { ALL_PERMISSIONS, BUILTIN_ROLES } from '../src/platform/auth/permissions.ts';
+import { allPermissions, builtinRoles } from '../src/platform/auth/permissions.ts';
+import { upsertSearchDocuments } from '../src/platform/search/writer.ts';
+import type { SearchDocument } from '../src/platform/search/types.ts';
+import '../src/modules.ts';
 import type { Actor } from '../src/platform/auth/context.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
-import { createSearchService, upsertSearchDocuments, type SearchDocument, type SearchQuery, type SearchType } from '../src/modules/search/index.ts';
+import { createSearchService, type SearchQuery, type SearchType } from '../src/modules/search/index.ts';
 import { benchDatabaseUrl, intEnv, quantile, recreateDatabase } from './bench-env.ts';
 
 const ROWS = intEnv('BENCH_SEARCH_ROWS', 1_000_000, 1_000, 20_000_000);
@@ -181,8 +184,8 @@ async function main(): Promise<void> {
     const actor = (permissions: readonly string[]): Actor => ({
       tenant: main.tenant_id, tenantSlug: 'bench-search', userId: users[0]!, apiKeyId: 'bench', userType: 'internal', clientId: null, permissions: new Set(permissions), scopes: null,
     });
-    const admin = actor(ALL_PERMISSIONS);
-    const tech = actor(BUILTIN_ROLES.find((r) => r.role_name === 'Technician')!.permissions);
+    const admin = actor(allPermissions());
+    const tech = actor(builtinRoles().find((r) => r.role_name === 'Technician')!.permissions);
 
     // Query inputs per class, drawn from the same vocabulary the data used.
     const rankRange = (lo: number, hi: number) => () => words[lo + Math.floor(rnd() * (hi - lo))]!;

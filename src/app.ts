@@ -14,25 +14,7 @@ import { registerSecurity } from './platform/http/security.ts';
 import { registerValidators } from './platform/http/validation.ts';
 import { MemoryBucketStore, type BucketStore } from './platform/http/rate-limit/token-bucket.ts';
 import { resolveSecretKey, SecretBox } from './platform/crypto/secret-box.ts';
-import { healthRoutes } from './modules/health/index.ts';
-import { countriesRoutes } from './modules/countries/index.ts';
-import { createAuthModule } from './modules/auth/index.ts';
-import { createTwoFactorModule } from './modules/two-factor/index.ts';
-import { createApiKeysModule } from './modules/api-keys/index.ts';
-import { createClientsModule } from './modules/clients/index.ts';
-import { createContactsModule } from './modules/contacts/index.ts';
-import { createUsersModule } from './modules/users/index.ts';
-import { createRolesModule } from './modules/roles/index.ts';
-import { createTeamsModule } from './modules/teams/index.ts';
-import { createEntitlementsModule } from './modules/entitlements/index.ts';
-import { createStorageModule } from './modules/storage/index.ts';
-import { createTicketsModule } from './modules/tickets/index.ts';
-import { createAssetsModule } from './modules/assets/index.ts';
-import { createProjectExtras, createProjectsModule } from './modules/projects/index.ts';
-import { createWebhooksModule } from './modules/webhooks/index.ts';
-import { createInboundWebhooksModule } from './modules/inbound-webhooks/index.ts';
-import { createRmmModule } from './modules/rmm/index.ts';
-import { createSearchModule } from './modules/search/index.ts';
+import { buildModules } from './modules.ts';
 import { OutboundClient } from './platform/net/outbound-http.ts';
 
 export interface AppDeps {
@@ -54,7 +36,7 @@ export type App = FastifyInstance & { keyCache: KeyCache; secretBox: SecretBox; 
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The composition root: platform mechanisms first, then each module's routes. */
+/** Builds the HTTP app: platform mechanisms first, then each area's routes (src/modules.ts lists the areas). */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
   const db = database.db;
@@ -98,30 +80,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAuthHook(app, { db, keyCache, buckets, defaultLimit: config.rateLimit, authFailureLimit: config.authFailureLimit });
   registerIdempotency(app, db, secretBox);
 
-  await app.register(healthRoutes(db));
-  const v1 = { prefix: '/api/v1' };
-  await app.register(countriesRoutes, v1);
-  await app.register(createTwoFactorModule({ db, secretBox, buckets }).routes, v1);
-  await app.register(createAuthModule({ db, config, secretBox, keyCache, buckets }).routes, { prefix: '/api/auth' });
-  await app.register(createApiKeysModule({ db, keyCache }).routes, v1);
-  await app.register(createClientsModule({ db }).routes, v1);
-  await app.register(createContactsModule({ db }).routes, v1);
-  await app.register(createUsersModule({ db, keyCache }).routes, v1);
-  await app.register(createRolesModule({ db, keyCache }).routes, v1);
-  await app.register(createTeamsModule({ db }).routes, v1);
-  await app.register(createEntitlementsModule({ db }).routes, v1);
-  await app.register(createStorageModule({ db }).routes, v1);
-  await app.register(createTicketsModule({ db, publicUrl: config.publicUrl }).routes, v1);
-  await app.register(createAssetsModule({ db, publicUrl: config.publicUrl }).routes, v1);
-  await app.register(createProjectsModule({ db, publicUrl: config.publicUrl }).routes, v1);
-  // Project templates and GET /api/projects live outside /api/v1 (spec, Versioning); same API-key auth.
-  await app.register(createProjectExtras({ db, publicUrl: config.publicUrl }).apiRoutes, { prefix: '/api' });
-  await app.register(createWebhooksModule({ db, secretBox, client: webhookClient }).routes, v1);
-  await app.register(createRmmModule({ db, secretBox, client: webhookClient }).routes, v1);
-  const inboundWebhooks = createInboundWebhooksModule({ db, config, secretBox, buckets });
-  await app.register(inboundWebhooks.routes, v1);
-  await app.register(inboundWebhooks.receiverRoutes, { prefix: '/api/inbound' });
-  await app.register(createSearchModule({ db, cursorMac: secretBox }).routes, v1);
+  // Every area's routes, in the module list's order.
+  for (const module of buildModules({ db, database, config, secretBox, keyCache, buckets, outbound: webhookClient })) {
+    for (const route of module.routes ?? []) await app.register(route.plugin, { prefix: route.prefix });
+  }
   if (deps.extend) await deps.extend(app);
 
   return Object.assign(app, { keyCache, secretBox, routeTable }) as unknown as App;

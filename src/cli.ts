@@ -9,6 +9,8 @@ import { issueApiKey } from './modules/api-keys/index.ts';
 import { findUserByEmail } from './modules/users/index.ts';
 import { fail } from './process-errors.ts';
 import { searchReindexCommand } from './modules/search/index.ts';
+// The module list installs the permission catalogue (tenant roles) and the search indexers (reindex).
+import './modules.ts';
 
 const USAGE = `psa — administer the PSA API's database
 
@@ -78,15 +80,25 @@ async function run(argv: string[], database: Database): Promise<number> {
     print(values.json === true, result, result.lines.join('\n'));
     return 0;
   }
+  return unknownCommand(argv);
+}
+
+function unknownCommand(argv: string[]): number {
   process.stderr.write(`unknown command: ${argv.join(' ')}\n\n${USAGE}`);
   return 2;
 }
+
+const COMMANDS = ['migrate', 'tenant create', 'key create', 'search reindex'];
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]!)) {
     process.stdout.write(USAGE);
     return;
+  }
+  // An unknown command is answered before the database is opened (starting the embedded one takes seconds).
+  if (!COMMANDS.includes(argv[0] === 'migrate' && argv.length === 1 ? 'migrate' : argv.slice(0, 2).join(' '))) {
+    process.exit(unknownCommand(argv));
   }
   const database = await openDatabase(loadConfig());
   let code: number;

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { ConfigError } from './platform/config-error.ts';
 import { parseCidrList } from './platform/net/address-policy.ts';
 
 /** Everything the process reads from its environment, parsed once and frozen. */
@@ -34,6 +35,10 @@ export interface Config {
   webhookAllowPrivate: string[];
   /** Webhooks: how long a worker's claim on an attempt lasts unrenewed (a crashed worker's attempts are re-sent after it). PSA_WEBHOOK_LEASE_MS (default 30000). */
   webhookLeaseMs: number;
+  /** Outbox: how long a worker's claim on an event lasts unrenewed (a crashed worker's events are taken over after it). PSA_OUTBOX_LEASE_MS (default 30000). */
+  outboxLeaseMs: number;
+  /** Jobs: how long a worker's claim on a job lasts unrenewed (a crashed worker's jobs run again after it). PSA_JOB_LEASE_MS (default 30000). */
+  jobLeaseMs: number;
   /** E-mail: smtp:// or smtps:// relay (credentials allowed); unset writes .eml files under dataDir/mail. SMTP_URL. */
   smtpUrl?: string;
   /** E-mail: the From header. PSA_MAIL_FROM (default `PSA <psa@localhost>`). */
@@ -52,7 +57,7 @@ export interface OidcProviderConfig {
   clientSecret: string | undefined;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
   const raw = env[name];
@@ -185,6 +190,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     oidcProviders: oidcProviders(env),
     webhookAllowPrivate: webhookAllowPrivate(env),
     webhookLeaseMs: int(env, 'PSA_WEBHOOK_LEASE_MS', 30_000, 300),
+    outboxLeaseMs: int(env, 'PSA_OUTBOX_LEASE_MS', 30_000, 300),
+    jobLeaseMs: int(env, 'PSA_JOB_LEASE_MS', 30_000, 300),
     smtpUrl: smtpUrl(env),
     mailFrom: mailFrom(env),
     inboundBodyLimitBytes: int(env, 'PSA_INBOUND_BODY_LIMIT_BYTES', 1024 * 1024),

@@ -5,8 +5,7 @@ import { openDatabase } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { startWorker, type Worker } from './platform/events/worker.ts';
 import { createTenant } from './modules/tenants/index.ts';
-import { eventConsumers } from './event-consumers.ts';
-import { backgroundServices, backgroundTasks } from './background-tasks.ts';
+import { buildWorkerParts } from './modules.ts';
 import { createMailer, type Mailer } from './platform/mail/mailer.ts';
 import { startServer } from './server.ts';
 import { fail } from './process-errors.ts';
@@ -34,9 +33,9 @@ async function main(): Promise<void> {
     mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log });
     worker = await startWorker({
       database,
-      consumers: eventConsumers({ database, mailer }),
-      tasks: backgroundTasks(database),
-      services: backgroundServices({ database, config, secretBox: app.secretBox, log: app.log }),
+      ...buildWorkerParts({ db: database.db, database, config, secretBox: app.secretBox, mailer, log: app.log }),
+      relay: { leaseMs: config.outboxLeaseMs },
+      jobRunner: { leaseMs: config.jobLeaseMs },
       log: app.log,
     });
   }

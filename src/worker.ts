@@ -3,8 +3,7 @@ import { loadConfig } from './config.ts';
 import { openDatabase } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { startWorker } from './platform/events/worker.ts';
-import { eventConsumers } from './event-consumers.ts';
-import { backgroundServices, backgroundTasks } from './background-tasks.ts';
+import { buildWorkerParts } from './modules.ts';
 import { resolveSecretKey, SecretBox } from './platform/crypto/secret-box.ts';
 import { createMailer } from './platform/mail/mailer.ts';
 import { fail } from './process-errors.ts';
@@ -19,9 +18,9 @@ async function main(): Promise<void> {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log });
   const worker = await startWorker({
     database,
-    consumers: eventConsumers({ database, mailer }),
-    tasks: backgroundTasks(database),
-    services: backgroundServices({ database, config, secretBox, log }),
+    ...buildWorkerParts({ db: database.db, database, config, secretBox, mailer, log }),
+    relay: { leaseMs: config.outboxLeaseMs },
+    jobRunner: { leaseMs: config.jobLeaseMs },
     log,
   });
   const stop = async () => {

@@ -59,7 +59,9 @@ async function psaWith(vars: Record<string, string>, ...args: string[]): Promise
   }
 }
 
-describe(`psa CLI (${engine})`, () => {
+// Each test spawns several `psa` processes (about 2 s each on a quiet machine, several times that under a loaded
+// test run), so the file allows more than the default 30 s per test.
+describe(`psa CLI (${engine})`, { timeout: 120_000 }, () => {
   it('migrates, creates a tenant and a key, printing JSON', async () => {
     const migrate = await psa('migrate');
     expect(migrate.code, migrate.stderr).toBe(0);

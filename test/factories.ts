@@ -4,7 +4,8 @@ import { withTransaction } from '../src/platform/db/executor.ts';
 import { newId } from '../src/platform/ids.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
-import { assignRole, insertUser } from '../src/modules/users/index.ts';
+import { assignRole } from '../src/modules/roles/index.ts';
+import { insertUser } from '../src/modules/users/index.ts';
 import type { TestApp } from './harness.ts';
 
 export type Res = LightMyRequestResponse;

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { withTransaction } from '../src/platform/db/executor.ts';
-import { TICKET_DATA_FIELDS } from '../src/platform/events/catalogue.ts';
+import { TICKET_DATA_FIELDS } from '../src/modules/tickets/index.ts';
 import { emit } from '../src/platform/events/outbox.ts';
 import { OutboxRelay } from '../src/platform/events/relay.ts';
 import { OutboundClient, type LookupFn } from '../src/platform/net/outbound-http.ts';

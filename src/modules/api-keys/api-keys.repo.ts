@@ -1,6 +1,7 @@
 import type { Executor } from '../../platform/db/executor.ts';
 import type { ApiKeysTable } from '../../platform/db/schema.ts';
 import type { Selectable } from 'kysely';
+import { defineList } from '../../platform/http/list.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
@@ -30,19 +31,19 @@ export async function findActiveApiKey(db: Executor, tenant: string, apiKeyId: s
     .executeTakeFirst();
 }
 
-export async function listActiveApiKeys(
-  db: Executor,
-  tenant: string,
-  filter: { userId?: string; createdSince?: Date; order: 'asc' | 'desc'; limit: number; offset: number },
-): Promise<{ rows: ApiKeyRow[]; total: number }> {
+/** Active keys, newest first by default; `updated_since` means created since (keys never change). */
+export function activeApiKeyList(db: Executor, tenant: string, userId?: string) {
   let q = db.selectFrom('api_keys').where('tenant', '=', tenant).where('revoked_at', 'is', null);
-  if (filter.userId) q = q.where('user_id', '=', filter.userId);
-  if (filter.createdSince) q = q.where('created_at', '>=', filter.createdSince);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at', filter.order).orderBy('api_key_id', filter.order).limit(filter.limit).offset(filter.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  if (userId) q = q.where('user_id', '=', userId);
+  return defineList({
+    from: q,
+    page: q.selectAll(),
+    sorts: { created_at: ['created_at'] },
+    defaultSort: 'created_at',
+    defaultOrder: 'desc',
+    tieBreaker: 'api_key_id',
+    updatedAt: 'created_at',
+  });
 }
 
 export async function revokeApiKey(db: Executor, tenant: string, apiKeyId: string): Promise<boolean> {

@@ -6,11 +6,11 @@ import { can, requirePermission, type Actor } from '../../platform/auth/context.
 import { notifyAuthChange, type KeyCache } from '../../platform/auth/key-cache.ts';
 import { isPermission } from '../../platform/auth/permissions.ts';
 import { AppError, notFound, validation } from '../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { listPage } from '../../platform/http/list.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { newId } from '../../platform/ids.ts';
 import { findUserById, recordActivity } from '../users/index.ts';
-import { findActiveApiKey, insertApiKey, listActiveApiKeys, revokeApiKey } from './api-keys.repo.ts';
+import { activeApiKeyList, findActiveApiKey, insertApiKey, revokeApiKey } from './api-keys.repo.ts';
 import { toApiKey } from './api-keys.mapper.ts';
 import type { CreateApiKeyBody, ListApiKeysQuery } from './api-keys.schemas.ts';
 
@@ -74,15 +74,7 @@ export function createApiKeysService(deps: { db: Kysely<DB>; keyCache: KeyCache 
     async list(actor: Actor, query: ListApiKeysQuery) {
       const manage = can(actor, 'api_key:manage');
       if (query.user_id) assertCanActFor(actor, query.user_id);
-      const page = pageOf(query);
-      const { rows, total } = await listActiveApiKeys(db, actor.tenant, {
-        userId: query.user_id ?? (manage ? undefined : actor.userId),
-        createdSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        order: query.order ?? 'desc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toApiKey), total, page);
+      return listPage(query, activeApiKeyList(db, actor.tenant, query.user_id ?? (manage ? undefined : actor.userId)), (rows) => rows.map(toApiKey));
     },
 
     async get(actor: Actor, id: string) {

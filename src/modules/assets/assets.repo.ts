@@ -3,6 +3,7 @@ import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { AssetStatus, AssetsTable } from '../../platform/db/schema.assets.ts';
 import type { ClientsTable, DB } from '../../platform/db/schema.ts';
+import { defineList, orderedRows } from '../../platform/http/list.ts';
 import type { AssetSortField, WarrantyStatus } from './assets.schemas.ts';
 import { addDays, todayUtc, WARRANTY_EXPIRING_SOON_DAYS } from './assets.warranty.ts';
 
@@ -99,36 +100,44 @@ export function filteredAssets(db: Executor, tenant: string, f: AssetFilter): As
   return filtered(assetsWithClient(db, tenant), f);
 }
 
+/** An export's order: the list's sort and direction (its defaults when absent). */
 export interface AssetOrder {
-  sort: AssetSortField;
-  order: 'asc' | 'desc';
+  sort?: AssetSortField;
+  order?: 'asc' | 'desc';
 }
 
-/** The requested order, then asset_id in the same direction (a total order, so pages never overlap). */
-function ordered<Q extends AssetQuery>(q: Q, o: AssetOrder): Q {
-  const dir = o.order;
-  const nullsLast = (col: 'a.warranty_end_date' | 'a.purchase_date') => q.orderBy(col, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast());
-  const first =
-    o.sort === 'name' ? q.orderBy(sql`lower(a.name)`, dir)
-      : o.sort === 'asset_tag' ? q.orderBy(sql`lower(a.asset_tag)`, dir)
-        : o.sort === 'client_name' ? q.orderBy(sql`lower(c.client_name)`, dir)
-          : o.sort === 'warranty_end_date' || o.sort === 'purchase_date' ? nullsLast(`a.${o.sort}`)
-            : q.orderBy(`a.${o.sort}`, dir);
-  return first.orderBy('a.asset_id', dir) as Q;
+/**
+ * Newest first by default; ties break on asset_id in the requested direction (a total order, so pages
+ * never overlap). `updated_since` is part of the shared filter (export and stats apply it too), so the
+ * spec leaves `updatedAt` out.
+ */
+export function assetList(db: Executor, tenant: string, f: AssetFilter) {
+  return defineList({
+    from: filteredAssets(db, tenant, f),
+    page: filteredAssets(db, tenant, f).select(ASSET_COLUMNS).select('c.client_name'),
+    sorts: {
+      name: [sql`lower(a.name)`],
+      asset_tag: [sql`lower(a.asset_tag)`],
+      status: ['a.status'],
+      asset_type: ['a.asset_type'],
+      client_name: [sql`lower(c.client_name)`],
+      warranty_end_date: [{ by: 'a.warranty_end_date', nullsLast: true }],
+      purchase_date: [{ by: 'a.purchase_date', nullsLast: true }],
+      created_at: ['a.created_at'],
+      updated_at: ['a.updated_at'],
+    },
+    defaultSort: 'created_at',
+    defaultOrder: 'desc',
+    tieBreaker: 'a.asset_id',
+  });
 }
 
-export async function listAssets(db: Executor, tenant: string, f: AssetFilter, o: AssetOrder, page: { limit: number; offset: number }): Promise<{ rows: AssetViewRow[]; total: number }> {
-  const rows = ordered(filteredAssets(db, tenant, f).select(ASSET_COLUMNS).select('c.client_name'), o).limit(page.limit).offset(page.offset);
-  const count = filteredAssets(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n'));
-  const [list, n] = await Promise.all([rows.execute(), count.executeTakeFirstOrThrow()]);
-  return { rows: list, total: Number(n.n) };
-}
-
-/** Every matching asset in the requested order, a batch at a time (export streams them). */
+/** Every matching asset in the list's order, a batch at a time (export streams them). */
 export async function* allAssets(db: Executor, tenant: string, f: AssetFilter, o: AssetOrder, batch = 500): AsyncGenerator<AssetViewRow[]> {
+  const rows = orderedRows(o, assetList(db, tenant, f));
   for (let offset = 0; ; offset += batch) {
-    const rows = await ordered(filteredAssets(db, tenant, f).select(ASSET_COLUMNS).select('c.client_name'), o).limit(batch).offset(offset).execute();
-    if (rows.length > 0) yield rows;
-    if (rows.length < batch) return;
+    const list = await rows.limit(batch).offset(offset).execute();
+    if (list.length > 0) yield list;
+    if (list.length < batch) return;
   }
 }

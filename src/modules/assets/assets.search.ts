@@ -1,5 +1,5 @@
 import type { Executor } from '../../platform/db/executor.ts';
-import type { SearchDocument, SearchIndexer } from '../search/index.ts';
+import type { SearchDocument, SearchIndexer } from '../../platform/search/types.ts';
 
 /** Assets in search: title = name, subtitle = `client | tag`, body = serial, location and notes. */
 export const assetIndexer: SearchIndexer = {

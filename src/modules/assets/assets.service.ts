@@ -4,12 +4,12 @@ import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { listPage } from '../../platform/http/list.ts';
 import { canSeeClient, portalClientId } from '../clients/index.ts';
-import { syncSearch } from '../search/index.ts';
+import { syncSearch } from '../../platform/search/writer.ts';
 import { emitAssetDeleted } from './assets.events.ts';
 import { toAsset } from './assets.mapper.ts';
-import { deleteAsset, findAssetView, listAssets, type AssetFilter, type AssetViewRow } from './assets.repo.ts';
+import { assetList, deleteAsset, findAssetView, type AssetFilter, type AssetViewRow } from './assets.repo.ts';
 import type { Asset, CreateAssetBody, ListAssetsQuery, UpdateAssetBody } from './assets.schemas.ts';
 import { createAssetIn, updateAssetIn } from './assets.writes.ts';
 import { documentIdsOfAsset, syncDocuments } from './documents/documents.sync.ts';
@@ -41,9 +41,7 @@ export function createAssetsService(deps: { db: Kysely<DB>; publicUrl: string })
   const { db, publicUrl } = deps;
   return {
     async list(actor: Actor, query: ListAssetsQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listAssets(db, actor.tenant, assetFilterOf(actor, query), { sort: query.sort ?? 'created_at', order: query.order ?? 'desc' }, page);
-      return paginated(rows.map((r) => toAsset(r)), total, page);
+      return listPage(query, assetList(db, actor.tenant, assetFilterOf(actor, query)), (rows) => rows.map((r) => toAsset(r)));
     },
 
     async get(actor: Actor, id: string): Promise<Asset> {

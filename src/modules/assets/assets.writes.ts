@@ -6,7 +6,7 @@ import { conflict, notFound, validation } from '../../platform/http/errors.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
 import { newId } from '../../platform/ids.ts';
 import { assertNotMerged, canSeeClient, findClientRow } from '../clients/index.ts';
-import { syncSearch } from '../search/index.ts';
+import { syncSearch } from '../../platform/search/writer.ts';
 import { ASSET_EVENTS, emitAssetEvent, emitAssetUpdated, type AssetChanges } from './assets.events.ts';
 import { findAssetIdByTag, findAssetView, insertAsset, updateAsset, type AssetViewRow } from './assets.repo.ts';
 import type { CreateAssetBody, UpdateAssetBody } from './assets.schemas.ts';

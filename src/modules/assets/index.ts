@@ -19,10 +19,18 @@ import { ticketLinksRoutes } from './ticket-links/ticket-links.routes.ts';
 import { createTicketLinksService } from './ticket-links/ticket-links.service.ts';
 import { assetTypesRoutes } from './types/types.routes.ts';
 import { createAssetTypesService } from './types/types.service.ts';
+import { CRUD } from '../../platform/auth/permissions.ts';
+import { announced } from '../../platform/events/vocabulary.ts';
+import type { ClientsApi } from '../clients/index.ts';
+import { defineModule, V1 } from '../deps.ts';
+import { upsertAssetByExternalId } from './assets.inbound.ts';
+import { assetIndexer } from './assets.search.ts';
+import { documentIndexer } from './documents/documents.search.ts';
 
 export { requireVisibleAsset, findAssetRow, type AssetRow } from './assets.access.ts';
-export { recordAssetHistory, type HistoryRow, type HistoryEntry } from './history/history.repo.ts';
-export { seedAssetTypes } from './types/types.repo.ts';
+export { recordAssetHistory } from './history/history.service.ts';
+export type { HistoryRow, HistoryEntry } from './history/history.repo.ts';
+export { seedAssetTypes } from './types/types.defaults.ts';
 export { CreateAssetBody, UpdateAssetBody, ASSET_STATUSES } from './assets.schemas.ts';
 export { WARRANTY_EXPIRING_SOON_DAYS } from './assets.warranty.ts';
 export type { AssetsService } from './assets.service.ts';
@@ -54,3 +62,24 @@ export function createAssetsModule(deps: { db: Kysely<DB>; publicUrl: string }) 
   };
   return { service, types, notes, documents, maintenance, relationships, ticketLinks, bulk, reports, routes };
 }
+
+export const assetsModule = defineModule({
+  name: 'assets',
+  permissions: [
+    { resource: 'asset', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], 'Client Admin': ['read'] } },
+  ],
+  events: {
+    types: announced('asset', [
+      ['asset.created', 'An asset was created'],
+      ['asset.updated', 'An asset changed'],
+      ['asset.maintenance.scheduled', 'Maintenance was scheduled for an asset'],
+      ['asset.maintenance.completed', 'Maintenance of an asset was recorded'],
+    ]),
+  },
+  searchIndexers: [assetIndexer, documentIndexer],
+  build: (deps) => {
+    const assets = createAssetsModule({ db: deps.db, publicUrl: deps.config.publicUrl });
+    const clients = deps.services<ClientsApi>('clients').service;
+    return { api: assets, routes: [{ prefix: V1, plugin: assets.routes }], inboundActions: [upsertAssetByExternalId(assets.service, clients)] };
+  },
+});

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { makeTenant } from '../../../test/factories.ts';
 import { newId } from '../../platform/ids.ts';
-import { authMaintenance } from './index.ts';
+import { authMaintenance } from './auth.maintenance.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });

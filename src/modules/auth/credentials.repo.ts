@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 
 /** At most this many accounts share one login across tenants before sign-in asks for the tenant outright. */
@@ -27,35 +26,3 @@ export async function findLoginCandidates(db: Executor, login: { value: string; 
 }
 
 export type LoginCandidate = Awaited<ReturnType<typeof findLoginCandidates>>[number];
-
-/**
- * Counts a failed password (or second-factor) attempt. The attempt that reaches `maxFailures` locks
- * the account until `lockedUntil` and starts the count again; one statement, so concurrent failures
- * cannot skip the lock.
- */
-export async function recordLoginFailure(db: Executor, tenant: string, userId: string, maxFailures: number, lockedUntil: Date): Promise<boolean> {
-  const row = await db
-    .updateTable('users')
-    .set({
-      failed_login_count: sql<number>`case when failed_login_count + 1 >= ${maxFailures} then 0 else failed_login_count + 1 end`,
-      locked_until: sql<Date>`case when failed_login_count + 1 >= ${maxFailures} then ${lockedUntil} else locked_until end`,
-    })
-    .where('tenant', '=', tenant)
-    .where('user_id', '=', userId)
-    .returning('locked_until')
-    .executeTakeFirst();
-  return row?.locked_until?.getTime() === lockedUntil.getTime();
-}
-
-/** Records a completed sign-in, unless the account was locked or deactivated meanwhile. */
-export async function recordLoginSuccess(db: Executor, tenant: string, userId: string, resetFailures: boolean): Promise<boolean> {
-  let q = db
-    .updateTable('users')
-    .set(resetFailures ? { last_login_at: sql<Date>`now()`, failed_login_count: 0, locked_until: null } : { last_login_at: sql<Date>`now()` })
-    .where('tenant', '=', tenant)
-    .where('user_id', '=', userId)
-    .where('is_inactive', '=', false);
-  if (resetFailures) q = q.where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', sql<Date>`now()`)]));
-  const res = await q.executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
-}

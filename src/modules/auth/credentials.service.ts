@@ -2,9 +2,9 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
-import { hashPassword, recordActivity, verifyPassword } from '../users/index.ts';
+import { hashPassword, recordActivity, recordLoginFailure, recordLoginSuccess, verifyPassword } from '../users/index.ts';
 import { verifySecondFactor } from '../two-factor/index.ts';
-import { findLoginCandidates, MAX_CANDIDATES, recordLoginFailure, recordLoginSuccess, type LoginCandidate } from './credentials.repo.ts';
+import { findLoginCandidates, MAX_CANDIDATES, type LoginCandidate } from './credentials.repo.ts';
 import type { IssuedSession, Sessions } from './sessions.service.ts';
 
 /** Error codes a credentials sign-in answers with (also shown on the sign-in and error pages). */

@@ -15,20 +15,11 @@ import { createLimiter } from './rate-limit.ts';
 import { sessionRoutes } from './session.routes.ts';
 import { createSessions } from './sessions.service.ts';
 import { signInRoutes } from './signin.routes.ts';
-import { purgeEndedSessions } from './sessions.repo.ts';
-import { purgeExpiredAuthFlows } from './oidc.repo.ts';
+import { authMaintenance } from './auth.maintenance.ts';
+import { defineModule } from '../deps.ts';
 
-/** Worker housekeeping: ended sessions (after 30 days) and abandoned identity-provider sign-ins. */
-export function authMaintenance(db: Kysely<DB>) {
-  return {
-    name: 'auth-expiry',
-    everyMs: 10 * 60_000,
-    run: async () => {
-      await purgeEndedSessions(db, 30 * 24 * 60 * 60_000);
-      await purgeExpiredAuthFlows(db);
-    },
-  };
-}
+import { revokeSessionsOfUser } from './sessions.service.ts';
+import type { UsersApi } from '../users/index.ts';
 
 export interface AuthModuleDeps {
   db: Kysely<DB>;
@@ -64,3 +55,14 @@ export function createAuthModule(deps: AuthModuleDeps) {
   };
   return { sessions, routes };
 }
+
+/** Browser sign-in, mounted at /api/auth. */
+export const authModule = defineModule({
+  name: 'auth',
+  build: (deps) => {
+    // A deactivated user, or one whose password changed, is signed out everywhere (in that change's transaction).
+    deps.services<UsersApi>('users').lifecycle.onSignInRevoked(revokeSessionsOfUser);
+    return { routes: [{ prefix: '/api/auth', plugin: createAuthModule(deps).routes }] };
+  },
+  worker: ({ db }) => ({ schedules: [authMaintenance(db)] }),
+});

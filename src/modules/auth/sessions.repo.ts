@@ -64,6 +64,18 @@ export async function revokeSessionByHash(db: Executor, tokenHash: string) {
     .executeTakeFirst();
 }
 
+/** Ends every open session of the user; returns how many. */
+export async function revokeUserSessions(db: Executor, tenant: string, userId: string): Promise<number> {
+  const res = await db
+    .updateTable('sessions')
+    .set({ revoked_at: sql`now()` })
+    .where('tenant', '=', tenant)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
 /** Deletes sessions that expired or were revoked more than `graceMs` ago (kept that long for audit). */
 export async function purgeEndedSessions(db: Executor, graceMs: number): Promise<void> {
   const before = new Date(Date.now() - graceMs);

@@ -4,7 +4,7 @@ import type { DB } from '../../platform/db/schema.ts';
 import { withTransaction, type Executor } from '../../platform/db/executor.ts';
 import { newId } from '../../platform/ids.ts';
 import { recordActivity } from '../users/index.ts';
-import { findLiveSession, insertSession, revokeSessionByHash, touchSession, type LiveSessionRow } from './sessions.repo.ts';
+import { findLiveSession, insertSession, revokeSessionByHash, revokeUserSessions, touchSession, type LiveSessionRow } from './sessions.repo.ts';
 
 /** 32 random bytes, base64url: what the cookie and a bearer header carry. Only its SHA-256 is stored. */
 export const SESSION_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
@@ -63,3 +63,11 @@ export function createSessions(deps: { db: Kysely<DB>; ttlMs: number }) {
 }
 
 export type Sessions = ReturnType<typeof createSessions>;
+
+/**
+ * Ends every open sign-in session of a user (deactivated, or their password changed) in the caller's
+ * transaction; returns how many.
+ */
+export function revokeSessionsOfUser(trx: Executor, tenant: string, userId: string): Promise<number> {
+  return revokeUserSessions(trx, tenant, userId);
+}

@@ -1,7 +1,7 @@
 import type { Actor } from '../../platform/auth/context.ts';
 import type { Executor } from '../../platform/db/executor.ts';
 import { conflict, notFound } from '../../platform/http/errors.ts';
-import { findClientRow, type ClientRow, type RowLock } from './clients.repo.ts';
+import { findClientRow as selectClientRow, type ClientRow, type RowLock } from './clients.repo.ts';
 
 /**
  * The one client a client-portal actor may see, or undefined for internal actors. (Authentication
@@ -16,9 +16,14 @@ export function canSeeClient(actor: Actor, clientId: string): boolean {
   return only === undefined || only === clientId;
 }
 
+/** The client row, optionally locked, whether or not an actor may see it: for callers that check visibility themselves. */
+export function findClientRow(db: Executor, tenant: string, clientId: string, lock: RowLock = 'none'): Promise<ClientRow | undefined> {
+  return selectClientRow(db, tenant, clientId, lock);
+}
+
 /** The client row if it exists in the actor's tenant and the actor may see it; otherwise 404. */
 export async function requireVisibleClient(db: Executor, actor: Actor, clientId: string, lock: RowLock = 'none'): Promise<ClientRow> {
-  const row = canSeeClient(actor, clientId) ? await findClientRow(db, actor.tenant, clientId, lock) : undefined;
+  const row = canSeeClient(actor, clientId) ? await selectClientRow(db, actor.tenant, clientId, lock) : undefined;
   if (!row) throw notFound('Client', clientId);
   return row;
 }

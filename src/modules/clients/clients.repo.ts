@@ -1,9 +1,9 @@
-import { sql, type Insertable, type Selectable, type SelectQueryBuilder, type Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { preparedQuery } from '../../platform/db/prepared.ts';
 import { likePattern } from '../../platform/db/like.ts';
-import type { BillingCycle, ClientType, ClientsTable, DB } from '../../platform/db/schema.ts';
-import type { ClientSortField } from './clients.schemas.ts';
+import type { BillingCycle, ClientType, ClientsTable } from '../../platform/db/schema.ts';
+import { defineList } from '../../platform/http/list.ts';
 
 export type ClientRow = Selectable<ClientsTable>;
 
@@ -103,11 +103,6 @@ export interface ClientListFilter {
   isInactive?: boolean;
   isMerged?: boolean;
   search?: string;
-  updatedSince?: Date;
-  sort: ClientSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filteredClients(db: Executor, tenant: string, f: ClientListFilter) {
@@ -117,7 +112,6 @@ function filteredClients(db: Executor, tenant: string, f: ClientListFilter) {
   if (f.billingCycle !== undefined) q = q.where('c.billing_cycle', '=', f.billingCycle);
   if (f.isInactive !== undefined) q = q.where('c.is_inactive', '=', f.isInactive);
   if (f.isMerged !== undefined) q = q.where('c.merged_into_client_id', f.isMerged ? 'is not' : 'is', null);
-  if (f.updatedSince !== undefined) q = q.where('c.updated_at', '>=', f.updatedSince);
   if (f.search !== undefined) {
     const p = likePattern(f.search);
     q = q.where((eb) =>
@@ -141,38 +135,35 @@ function filteredClients(db: Executor, tenant: string, f: ClientListFilter) {
   return q;
 }
 
-/** Orders by the requested field, then client_id in the same direction (a total order, so pages never overlap). */
-function ordered<Q extends SelectQueryBuilder<DB & { c: ClientsTable }, 'c', object>>(q: Q, f: ClientListFilter): Q {
-  const dir = f.order;
-  const first =
-    f.sort === 'client_name'
-      ? q.orderBy(sql`lower(c.client_name)`, dir)
-      : f.sort === 'client_since'
-        ? q.orderBy('c.client_since', (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast())
-        : q.orderBy(`c.${f.sort}`, dir);
-  return first.orderBy('c.client_id', dir) as Q;
-}
-
 /**
- * One page and the total, in two queries. The page is picked from `clients` alone (an index walk for the
- * name and timestamp sorts) and only its rows are joined to their default location; the count never
- * touches locations unless the search needs them.
+ * The page is picked from `clients` alone (an index walk for the name and timestamp sorts) and only its
+ * rows are joined to their default location; the count never touches locations unless the search needs
+ * them. Ties break on client_id in the requested direction (a total order, so pages never overlap).
  */
-export async function listClients(db: Executor, tenant: string, f: ClientListFilter): Promise<{ rows: ClientViewRow[]; total: number }> {
-  const pageOfClients = ordered(filteredClients(db, tenant, f).select(CLIENT_COLUMNS), f).limit(f.limit).offset(f.offset);
-  const page = ordered(
-    db
-      .selectFrom(pageOfClients.as('c'))
-      .leftJoin('client_locations as l', (j) =>
-        j.onRef('l.tenant', '=', 'c.tenant').onRef('l.client_id', '=', 'c.client_id').on('l.is_default', '=', true),
-      )
-      .select(CLIENT_COLUMNS)
-      .select(LOCATION_COLUMNS),
-    f,
-  );
-  const count = filteredClients(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n'));
-  const [rows, n] = await Promise.all([page.execute(), count.executeTakeFirstOrThrow()]);
-  return { rows, total: Number(n.n) };
+export function clientList(db: Executor, tenant: string, f: ClientListFilter) {
+  return defineList({
+    from: filteredClients(db, tenant, f),
+    page: filteredClients(db, tenant, f).select(CLIENT_COLUMNS),
+    sorts: {
+      client_name: [sql`lower(c.client_name)`],
+      created_at: ['c.created_at'],
+      updated_at: ['c.updated_at'],
+      client_since: [{ by: 'c.client_since', nullsLast: true }],
+      billing_cycle: ['c.billing_cycle'],
+    },
+    defaultSort: 'client_name',
+    defaultOrder: 'asc',
+    tieBreaker: 'c.client_id',
+    updatedAt: 'c.updated_at',
+    lateJoin: (page) =>
+      db
+        .selectFrom(page.as('c'))
+        .leftJoin('client_locations as l', (j) =>
+          j.onRef('l.tenant', '=', 'c.tenant').onRef('l.client_id', '=', 'c.client_id').on('l.is_default', '=', true),
+        )
+        .select(CLIENT_COLUMNS)
+        .select(LOCATION_COLUMNS),
+  });
 }
 
 export interface ClientStatsRow {

@@ -6,21 +6,21 @@ import type { ClientsTable, DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { conflict, notFound, unprocessable, validation } from '../../platform/http/errors.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { listPage } from '../../platform/http/list.ts';
 import { newId } from '../../platform/ids.ts';
 import { assertNotMerged, canSeeClient, portalClientId } from './clients.access.ts';
 import { countClientDependents } from './clients.dependents.ts';
-import { syncSearch } from '../search/index.ts';
+import { syncSearch } from '../../platform/search/writer.ts';
 import { rowsNamingClient } from './clients.search.ts';
 import { CLIENT_EVENTS, emitClientEvent, emitClientUpdated } from './clients.events.ts';
 import { toClient } from './clients.mapper.ts';
 import {
+  clientList,
   clientStatsRows,
   deleteClient,
   findClientIdByName,
   findClientView,
   insertClient,
-  listClients,
   updateClient,
   type ClientViewRow,
 } from './clients.repo.ts';
@@ -110,21 +110,15 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
 
   return {
     async list(actor: Actor, query: ListClientsQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listClients(db, actor.tenant, {
+      const filter = {
         onlyClientId: portalClientId(actor),
         clientType: query.client_type,
         billingCycle: query.billing_cycle,
         isInactive: query.is_inactive,
         isMerged: query.is_merged,
         search: query.search?.trim() || undefined,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'client_name',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toClient), total, page);
+      };
+      return listPage(query, clientList(db, actor.tenant, filter), (rows) => rows.map(toClient));
     },
 
     async stats(actor: Actor): Promise<ClientStats> {

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { ContactsTable } from '../../platform/db/schema.ts';
 import { likePattern } from '../../platform/db/like.ts';
-import type { ContactSortField } from './contacts.schemas.ts';
+import { defineList } from '../../platform/http/list.ts';
 
 export type ContactRow = Selectable<ContactsTable>;
 
@@ -28,28 +28,24 @@ export interface ContactListFilter {
   clientId?: string;
   isInactive?: boolean;
   search?: string;
-  updatedSince?: Date;
-  sort: ContactSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
-export async function listContacts(db: Executor, tenant: string, f: ContactListFilter): Promise<{ rows: ContactRow[]; total: number }> {
+/** Ties break on contact_id in the requested direction. */
+export function contactList(db: Executor, tenant: string, f: ContactListFilter) {
   let base = db.selectFrom('contacts').where('tenant', '=', tenant);
   if (f.clientId !== undefined) base = base.where('client_id', '=', f.clientId);
   if (f.isInactive !== undefined) base = base.where('is_inactive', '=', f.isInactive);
-  if (f.updatedSince !== undefined) base = base.where('updated_at', '>=', f.updatedSince);
   if (f.search !== undefined) {
     const p = likePattern(f.search);
     base = base.where((eb) => eb.or([eb('full_name', 'ilike', p), eb('email', 'ilike', p)]));
   }
-  const page = (f.sort === 'full_name' ? base.orderBy(sql`lower(full_name)`, f.order) : base.orderBy(f.sort, f.order))
-    .orderBy('contact_id', f.order)
-    .selectAll()
-    .limit(f.limit)
-    .offset(f.offset);
-  const count = base.select((eb) => eb.fn.countAll<number>().as('n'));
-  const [rows, n] = await Promise.all([page.execute(), count.executeTakeFirstOrThrow()]);
-  return { rows, total: Number(n.n) };
+  return defineList({
+    from: base,
+    page: base.selectAll(),
+    sorts: { full_name: [sql`lower(full_name)`], created_at: ['created_at'], updated_at: ['updated_at'] },
+    defaultSort: 'full_name',
+    defaultOrder: 'asc',
+    tieBreaker: 'contact_id',
+    updatedAt: 'updated_at',
+  });
 }

@@ -1,6 +1,6 @@
 import type { Executor } from '../../platform/db/executor.ts';
 import { joined, listIdsOf } from '../../platform/search/indexing.ts';
-import type { SearchIndexer } from '../search/index.ts';
+import type { SearchIndexer } from '../../platform/search/types.ts';
 
 /** Contacts: full name; subtitle `client | email` (so a client rename re-syncs its contacts); role and phone as body. */
 export const contactSearchIndexer: SearchIndexer = {

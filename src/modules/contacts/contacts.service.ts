@@ -5,7 +5,7 @@ import type { ContactsTable, DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { notFound, validation } from '../../platform/http/errors.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { emptyPage, listPage } from '../../platform/http/list.ts';
 import { newId } from '../../platform/ids.ts';
 import {
   assertNotMerged,
@@ -14,10 +14,10 @@ import {
   removeContactFromBillingProfiles,
   requireVisibleClient,
 } from '../clients/index.ts';
-import { syncSearch } from '../search/index.ts';
+import { syncSearch } from '../../platform/search/writer.ts';
 import { CONTACT_EVENTS, emitContactEvent } from './contacts.events.ts';
 import { toContact } from './contacts.mapper.ts';
-import { deleteContact, findContact, insertContact, listContacts, updateContact, type ContactRow } from './contacts.repo.ts';
+import { contactList, deleteContact, findContact, insertContact, updateContact, type ContactRow } from './contacts.repo.ts';
 import type {
   Contact,
   CreateContactBody,
@@ -55,25 +55,15 @@ export function createContactsService(deps: { db: Kysely<DB> }) {
   };
 
   const list = async (actor: Actor, query: ListClientContactsQuery, clientId: string | undefined) => {
-    const page = pageOf(query);
-    const { rows, total } = await listContacts(db, actor.tenant, {
-      clientId,
-      isInactive: query.is_inactive,
-      search: query.search?.trim() || undefined,
-      updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-      sort: query.sort ?? 'full_name',
-      order: query.order ?? 'asc',
-      limit: page.limit,
-      offset: page.offset,
-    });
-    return paginated(rows.map(toContact), total, page);
+    const filter = { clientId, isInactive: query.is_inactive, search: query.search?.trim() || undefined };
+    return listPage(query, contactList(db, actor.tenant, filter), (rows) => rows.map(toContact));
   };
 
   return {
     /** All contacts visible to the actor; a portal key sees only its own client's. */
     async list(actor: Actor, query: ListContactsQuery) {
       const only = portalClientId(actor);
-      if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return paginated([], 0, pageOf(query));
+      if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return emptyPage(query);
       return list(actor, query, only ?? query.client_id);
     },
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isPermission } from '../../platform/auth/permissions.ts';
 import { ADDONS, FEATURES, PLANS, decideAccess, effectivePlan, findFeature, type TenantPlan } from './features.ts';
+import '../../modules.ts';
 
 const now = new Date('2026-06-01T12:00:00.000Z');
 const past = new Date('2026-05-01T00:00:00.000Z');

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
 import { entitlementsRoutes } from './entitlements.routes.ts';
 import { createEntitlementsService } from './entitlements.service.ts';
+import { defineModule, V1 } from '../deps.ts';
 
 export { FEATURES, findFeature, decideAccess, effectivePlan, type Feature, type TenantPlan } from './features.ts';
 
@@ -10,3 +11,8 @@ export function createEntitlementsModule(deps: { db: Kysely<DB> }) {
   const service = createEntitlementsService(deps);
   return { service, routes: entitlementsRoutes(service) };
 }
+
+export const entitlementsModule = defineModule({
+  name: 'entitlements',
+  build: (deps) => ({ routes: [{ prefix: V1, plugin: createEntitlementsModule(deps).routes }] }),
+});

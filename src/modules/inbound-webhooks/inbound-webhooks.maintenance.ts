@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import type { PeriodicTask } from '../../platform/events/worker.ts';
+import type { RunSchedule } from '../../platform/jobs/types.ts';
 
 /** Delivery records are kept this long (the spec's delivery history retention). */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60_000;
@@ -30,11 +30,11 @@ export async function purgeInboundWebhookData(db: Kysely<DB>, opts: { now?: Date
   return Number(deliveries.numAffectedRows ?? 0) + Number(keys.numAffectedRows ?? 0) + Number(claims.numDeletedRows);
 }
 
-/** The worker's periodic task: purges every 10 minutes, a few batches per run. */
-export function inboundWebhooksMaintenance(db: Kysely<DB>, opts: { everyMs?: number } = {}): PeriodicTask {
+/** The worker's schedule: purges every 10 minutes (or per `cron`), a few batches per run. */
+export function inboundWebhooksMaintenance(db: Kysely<DB>, opts: { cron?: string } = {}): RunSchedule {
   return {
     name: 'inbound-webhooks-retention',
-    everyMs: opts.everyMs ?? 10 * 60_000,
+    cron: opts.cron ?? '*/10 * * * *',
     run: async () => {
       for (let i = 0; i < 10; i++) if ((await purgeInboundWebhookData(db)) === 0) return;
     },

@@ -1,7 +1,7 @@
 import type { AuthSettings } from './auth.ts';
 import type { InboundWebhookRow, InboundWebhookSummaryRow } from './inbound-webhooks.repo.ts';
 import type { ActionInfo, InboundWebhook, InboundWebhookSummary } from './inbound-webhooks.schemas.ts';
-import type { ActionDefinition } from './actions/action.ts';
+import type { ActionDefinition } from '../../platform/actions/action.ts';
 import { iso } from '../../platform/time.ts';
 
 /** JSON text kept by the service → its value (null text → null). */

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { InboundHandlerType, InboundWebhooksTable } from '../../platform/db/schema.ts';
+import { defineList } from '../../platform/http/list.ts';
 
 export type InboundWebhookRow = Selectable<InboundWebhooksTable>;
 
@@ -66,21 +67,20 @@ export async function captureSample(db: Executor, tenant: string, id: string, ra
 export interface WebhookListFilter {
   isActive?: boolean;
   handlerType?: InboundHandlerType;
-  updatedSince?: Date;
-  sort: 'name' | 'slug' | 'created_at' | 'updated_at';
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
-export async function listWebhooks(db: Executor, tenant: string, f: WebhookListFilter): Promise<{ rows: InboundWebhookSummaryRow[]; total: number }> {
+/** Ties break on inbound_webhook_id in the requested direction. */
+export function webhookList(db: Executor, tenant: string, f: WebhookListFilter) {
   let base = db.selectFrom('inbound_webhooks').where('tenant', '=', tenant);
   if (f.isActive !== undefined) base = base.where('is_active', '=', f.isActive);
   if (f.handlerType !== undefined) base = base.where('handler_type', '=', f.handlerType);
-  if (f.updatedSince !== undefined) base = base.where('updated_at', '>=', f.updatedSince);
-  const sorted = f.sort === 'name' ? base.orderBy(sql`lower(name)`, f.order) : base.orderBy(f.sort, f.order);
-  const page = sorted.orderBy('inbound_webhook_id', f.order).select(SUMMARY_COLUMNS).limit(f.limit).offset(f.offset);
-  const count = base.select((eb) => eb.fn.countAll<number>().as('n'));
-  const [rows, n] = await Promise.all([page.execute(), count.executeTakeFirstOrThrow()]);
-  return { rows, total: Number(n.n) };
+  return defineList({
+    from: base,
+    page: base.select(SUMMARY_COLUMNS),
+    sorts: { name: [sql`lower(name)`], slug: ['slug'], created_at: ['created_at'], updated_at: ['updated_at'] },
+    defaultSort: 'name',
+    defaultOrder: 'asc',
+    tieBreaker: 'inbound_webhook_id',
+    updatedAt: 'updated_at',
+  });
 }

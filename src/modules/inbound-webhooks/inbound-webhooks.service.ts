@@ -5,14 +5,14 @@ import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB, InboundWebhooksTable } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { AppError, conflict, notFound } from '../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { listPage } from '../../platform/http/list.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
 import { newId } from '../../platform/ids.ts';
 import { generateSecret, secretNeeded } from './auth.ts';
 import type { ActionRegistry } from './actions/registry.ts';
 import { toActionInfo, toInboundWebhook, toInboundWebhookSummary } from './inbound-webhooks.mapper.ts';
 import {
-  deleteWebhook, findWebhook, findWebhookIdBySlug, insertWebhook, listWebhooks, updateWebhook, type InboundWebhookRow,
+  deleteWebhook, findWebhook, findWebhookIdBySlug, insertWebhook, updateWebhook, webhookList, type InboundWebhookRow,
 } from './inbound-webhooks.repo.ts';
 import { normalizeAuth, normalizeHandler, normalizeIdempotencySource, type SecretChange } from './inbound-webhooks.rules.ts';
 import type {
@@ -63,17 +63,8 @@ export function createInboundWebhooksService(deps: InboundWebhooksDeps) {
     },
 
     async list(actor: Actor, query: ListInboundWebhooksQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listWebhooks(db, actor.tenant, {
-        isActive: query.is_active,
-        handlerType: query.handler_type,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'name',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map((r) => toInboundWebhookSummary(r, publicUrl, actor.tenantSlug)), total, page);
+      const list = webhookList(db, actor.tenant, { isActive: query.is_active, handlerType: query.handler_type });
+      return listPage(query, list, (rows) => rows.map((r) => toInboundWebhookSummary(r, publicUrl, actor.tenantSlug)));
     },
 
     async get(actor: Actor, id: string): Promise<InboundWebhook> {

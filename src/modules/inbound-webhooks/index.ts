@@ -12,14 +12,21 @@ import { inboundWebhooksRoutes } from './inbound-webhooks.routes.ts';
 import { createInboundWebhooksService } from './inbound-webhooks.service.ts';
 import { createReceiver } from './receiver.ts';
 import { receiverRoutes } from './receiver.routes.ts';
+import type { InboundAction } from '../../platform/actions/action.ts';
+import { CRUD } from '../../platform/auth/permissions.ts';
+import { defineModule, V1 } from '../deps.ts';
 
-export { inboundWebhooksMaintenance, purgeInboundWebhookData } from './inbound-webhooks.maintenance.ts';
+import { inboundWebhooksMaintenance } from './inbound-webhooks.maintenance.ts';
+
+export { purgeInboundWebhookData } from './inbound-webhooks.maintenance.ts';
 
 export interface InboundWebhooksModuleDeps {
   db: Kysely<DB>;
   config: Readonly<Config>;
   secretBox: SecretBox;
   buckets: BucketStore;
+  /** Every area's direct actions. */
+  inboundActions(): readonly InboundAction[];
 }
 
 /**
@@ -28,7 +35,7 @@ export interface InboundWebhooksModuleDeps {
  */
 export function createInboundWebhooksModule(deps: InboundWebhooksModuleDeps) {
   const { db, config, secretBox, buckets } = deps;
-  const registry = createActionRegistry({ db, config });
+  const registry = createActionRegistry(deps.inboundActions);
   const dispatch = createDispatcher({ db, registry });
   const service = createInboundWebhooksService({ db, secretBox, registry, publicUrl: config.publicUrl });
   const deliveries = createDeliveriesService({ db, dispatch, registry });
@@ -39,3 +46,18 @@ export function createInboundWebhooksModule(deps: InboundWebhooksModuleDeps) {
   };
   return { service, deliveries, routes, receiverRoutes: receiverRoutes(receive, config.inboundBodyLimitBytes) };
 }
+
+export const inboundWebhooksModule = defineModule({
+  name: 'inbound-webhooks',
+  permissions: [{ resource: 'inbound_webhook', actions: CRUD, roles: { Manager: CRUD } }],
+  build: (deps) => {
+    const inbound = createInboundWebhooksModule(deps);
+    return {
+      routes: [
+        { prefix: V1, plugin: inbound.routes },
+        { prefix: '/api/inbound', plugin: inbound.receiverRoutes },
+      ],
+    };
+  },
+  worker: ({ db }) => ({ schedules: [inboundWebhooksMaintenance(db)] }),
+});

@@ -1,6 +1,6 @@
 import { AppError } from '../../platform/http/errors.ts';
 import { UUID_RE } from '../../platform/ids.ts';
-import type { ActionDefinition, ActionInput, TargetField } from './actions/action.ts';
+import type { ActionDefinition, ActionInput, TargetField } from '../../platform/actions/action.ts';
 import { ExpressionError, evaluateExpression } from './expressions.ts';
 
 /**

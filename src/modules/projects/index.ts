@@ -23,6 +23,11 @@ import type { CreateTaskBody, UpdateTaskBody } from './tasks/tasks.schemas.ts';
 import { createTasksService } from './tasks/tasks.service.ts';
 import { createTaskInTrx, updateTaskInTrx } from './tasks/tasks.writes.ts';
 import { createProjectExtras } from './extras.ts';
+import { CRUD } from '../../platform/auth/permissions.ts';
+import { defineModule, V1 } from '../deps.ts';
+import { createProjectTask } from './projects.inbound.ts';
+import { PROJECT_VOCABULARY } from './projects.vocabulary.ts';
+import { phaseIndexer, projectIndexer, taskCommentIndexer, taskIndexer } from './projects.search.ts';
 
 // Transaction-level writes: each does a whole write (validation, events, search sync) inside the
 // caller's transaction, so templates, bulk endpoints and inbound actions emit what the REST routes do.
@@ -32,17 +37,16 @@ export { createTaskInTrx, updateTaskInTrx, deleteTaskInTrx, requireVisibleTask }
 export { createChecklistItemInTrx, updateChecklistItemInTrx, deleteChecklistItemInTrx } from './checklist/checklist.writes.ts';
 export { requireVisibleProject, visibleTo } from './projects.rules.ts';
 export { seedProjectDefaults } from './projects.defaults.ts';
-export { projectIndexer, phaseIndexer, taskIndexer, taskCommentIndexer } from './projects.search.ts';
 
 // Mappers and row types.
 export { toProject, toProjectData, hours, type ProjectData } from './projects.mapper.ts';
 export { toTask, toTaskData } from './tasks/tasks.mapper.ts';
 export { toPhase, Phase, CreatePhaseBody, UpdatePhaseBody } from './phases/phases.schemas.ts';
 export { toChecklistItem, ChecklistItem, CreateChecklistItemBody, UpdateChecklistItemBody } from './checklist/checklist.schemas.ts';
-export { findProjectView, findProjectViews, type ProjectViewRow, type ProjectRow } from './projects.repo.ts';
-export { findTaskView, findTaskViews, type TaskViewRow } from './tasks/tasks.repo.ts';
-export { findPhase, listPhases, type PhaseViewRow } from './phases/phases.repo.ts';
-export { listStatusMappings, listProjectStatuses, findProjectStatus, type StatusMappingRow } from './statuses/statuses.repo.ts';
+export type { ProjectViewRow, ProjectRow } from './projects.repo.ts';
+export type { TaskViewRow } from './tasks/tasks.repo.ts';
+export type { PhaseViewRow } from './phases/phases.repo.ts';
+export type { StatusMappingRow } from './statuses/statuses.repo.ts';
 
 // Schemas (the REST contract), for routes built on top of this module.
 export { Project, CreateProjectBody, UpdateProjectBody, ProjectResponse, ProjectListResponse, ListProjectsQuery, PROJECT_SORT_FIELDS } from './projects.schemas.ts';
@@ -90,3 +94,26 @@ export function createProjectsModule(deps: { db: Kysely<DB>; publicUrl: string }
   };
   return { service, phases, tasks, comments, checklist, projectStatuses, writes, routes };
 }
+
+export const projectsModule = defineModule({
+  name: 'projects',
+  permissions: [
+    { resource: 'project', actions: CRUD, roles: { Manager: CRUD, Technician: ['read'], Finance: ['read'], 'Client Admin': ['read'] } },
+    { resource: 'project_task', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'] } },
+  ],
+  events: PROJECT_VOCABULARY,
+  searchIndexers: [projectIndexer, phaseIndexer, taskIndexer, taskCommentIndexer],
+  build: (deps) => {
+    const settings = { db: deps.db, publicUrl: deps.config.publicUrl };
+    const projects = createProjectsModule(settings);
+    return {
+      api: projects,
+      routes: [
+        { prefix: V1, plugin: projects.routes },
+        // Project templates and GET /api/projects live outside /api/v1 (spec, Versioning); same API-key auth.
+        { prefix: '/api', plugin: createProjectExtras(settings).apiRoutes },
+      ],
+      inboundActions: [createProjectTask(deps.db, deps.config.publicUrl)],
+    };
+  },
+});

@@ -3,7 +3,7 @@ import { buildTestApp, engine, type TestApp } from '../../../test/harness.ts';
 import { makeTenant, makeUser } from '../../../test/factories.ts';
 import { expectError, expectStatus, makeClient, makeContact } from '../../../test/client-factories.ts';
 import { makePhase, makeProject, makeTask, mappingsOf, projectEvents, projectStatuses, type ProjectEventRow } from '../../../test/project-factories.ts';
-import { PROJECT_DATA_FIELDS } from '../../platform/events/catalogue.ts';
+import { PROJECT_DATA_FIELDS } from './projects.vocabulary.ts';
 import { toProjectData } from './projects.mapper.ts';
 import type { ProjectViewRow } from './projects.repo.ts';
 import { toTaskData } from './tasks/tasks.mapper.ts';

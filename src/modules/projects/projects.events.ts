@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import { PROJECT_EVENTS } from '../../platform/events/catalogue.ts';
+import { PROJECT_EVENTS } from './projects.vocabulary.ts';
 import { emit } from '../../platform/events/outbox.ts';
 import { toProjectData, type PreviousStatus } from './projects.mapper.ts';
 import type { ProjectViewRow } from './projects.repo.ts';

@@ -1,4 +1,4 @@
-import type { PROJECT_DATA_FIELDS } from '../../platform/events/catalogue.ts';
+import type { PROJECT_DATA_FIELDS } from './projects.vocabulary.ts';
 import { iso } from '../../platform/time.ts';
 import type { ProjectViewRow } from './projects.repo.ts';
 import type { Project } from './projects.schemas.ts';

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { ProjectsTable } from '../../platform/db/schema.projects.ts';
-import type { ProjectSortField } from './projects.schemas.ts';
+import { defineList } from '../../platform/http/list.ts';
 
 export type ProjectRow = Selectable<ProjectsTable>;
 
@@ -117,13 +117,6 @@ export interface ProjectFilter {
   query?: string;
 }
 
-export interface ProjectListFilter extends ProjectFilter {
-  sort: ProjectSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
-}
-
 function filtered(q: ProjectBase, f: ProjectFilter): ProjectBase {
   const equal: [keyof ProjectRow, string | undefined][] = [
     ['client_id', f.onlyClientId],
@@ -154,20 +147,27 @@ function filtered(q: ProjectBase, f: ProjectFilter): ProjectBase {
 /** The tenant's projects that match `f` (no columns selected yet). */
 export const filteredProjects = (db: Executor, tenant: string, f: ProjectFilter) => filtered(projectBase(db, tenant), f);
 
-/** One page (joined for its names) and the total. Ties break on project_id in the same direction. */
-export async function listProjects(db: Executor, tenant: string, f: ProjectListFilter): Promise<{ rows: ProjectViewRow[]; total: number }> {
-  const dir = f.order;
-  let page = withNames(filteredProjects(db, tenant, f));
-  if (f.sort === 'project_number') page = page.orderBy('p.project_seq', dir);
-  else if (f.sort === 'project_name') page = page.orderBy(sql`lower(p.project_name)`, dir);
-  else if (f.sort === 'start_date' || f.sort === 'end_date') {
-    const column = f.sort;
-    page = page.orderBy(`p.${column}`, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast());
-  } else page = page.orderBy(`p.${f.sort}`, dir);
-  const count = filteredProjects(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n'));
-  const rows = await page.orderBy('p.project_id', dir).limit(f.limit).offset(f.offset).execute();
-  const n = await count.executeTakeFirstOrThrow();
-  return { rows: rows as ProjectViewRow[], total: Number(n.n) };
+/**
+ * The page is joined for its names, the count is not. Ties break on project_id in the same direction.
+ * `updated_since` is part of the shared filter (export, stats and search apply it too), so the spec
+ * leaves `updatedAt` out.
+ */
+export function projectList(db: Executor, tenant: string, f: ProjectFilter) {
+  return defineList({
+    from: filteredProjects(db, tenant, f),
+    page: withNames(filteredProjects(db, tenant, f)),
+    sorts: {
+      project_number: ['p.project_seq'],
+      project_name: [sql`lower(p.project_name)`],
+      created_at: ['p.created_at'],
+      updated_at: ['p.updated_at'],
+      start_date: [{ by: 'p.start_date', nullsLast: true }],
+      end_date: [{ by: 'p.end_date', nullsLast: true }],
+    },
+    defaultSort: 'project_number',
+    defaultOrder: 'asc',
+    tieBreaker: 'p.project_id',
+  });
 }
 
 /** Keyset page of the tenant's project ids (search re-index). */

@@ -1,5 +1,5 @@
 import type { Executor } from '../../platform/db/executor.ts';
-import { syncSearch } from '../search/index.ts';
+import { syncSearch } from '../../platform/search/writer.ts';
 
 /** Re-indexes every phase, task and comment of a project (after its client or name changed). */
 export async function resyncProjectTree(db: Executor, tenant: string, projectId: string): Promise<void> {

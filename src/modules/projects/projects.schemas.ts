@@ -63,7 +63,6 @@ export const UpdateProjectBody = Type.Object(
 export type UpdateProjectBody = Static<typeof UpdateProjectBody>;
 
 export const PROJECT_SORT_FIELDS = ['project_number', 'project_name', 'created_at', 'updated_at', 'start_date', 'end_date'] as const;
-export type ProjectSortField = (typeof PROJECT_SORT_FIELDS)[number];
 
 const idFilter = (description?: string) => Type.Optional(Type.String({ format: 'uuid', ...(description ? { description } : {}) }));
 

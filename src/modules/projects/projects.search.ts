@@ -1,4 +1,4 @@
-import type { SearchDocument, SearchIndexer } from '../search/index.ts';
+import type { SearchDocument, SearchIndexer } from '../../platform/search/types.ts';
 import { listPhaseIds } from './phases/phases.repo.ts';
 import { listProjectIds } from './projects.repo.ts';
 import { listTaskIds } from './tasks/tasks.repo.ts';

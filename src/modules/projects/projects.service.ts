@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { emptyPage, listPage } from '../../platform/http/list.ts';
 import { portalClientId } from '../clients/index.ts';
 import { toProject } from './projects.mapper.ts';
-import { listProjects, type ProjectFilter } from './projects.repo.ts';
+import { projectList, type ProjectFilter } from './projects.repo.ts';
 import { requireVisibleProject } from './projects.rules.ts';
 import type { CreateProjectBody, ListProjectsQuery, Project, ProjectFilterQuery, UpdateProjectBody } from './projects.schemas.ts';
 import { createProjectInTrx, deleteProjectInTrx, updateProjectInTrx } from './projects.writes.ts';
@@ -29,17 +29,9 @@ export function createProjectsService(deps: { db: Kysely<DB>; publicUrl: string 
   return {
     /** Projects the actor may see; a client-portal key sees its own client's only (the total too). */
     async list(actor: Actor, query: ListProjectsQuery) {
-      const page = pageOf(query);
       const only = portalClientId(actor);
-      if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return paginated([], 0, page);
-      const { rows, total } = await listProjects(db, actor.tenant, {
-        ...projectFilterOf(actor, query),
-        sort: query.sort ?? 'project_number',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toProject), total, page);
+      if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return emptyPage(query);
+      return listPage(query, projectList(db, actor.tenant, projectFilterOf(actor, query)), (rows) => rows.map(toProject));
     },
 
     async get(actor: Actor, id: string): Promise<Project> {

@@ -4,7 +4,7 @@ import { makeTenant, makeUser } from '../../../test/factories.ts';
 import { makeClient } from '../../../test/client-factories.ts';
 import { ok, projectStatuses, taskStatuses } from '../../../test/project-extras-kit.ts';
 import { Dispatchers, Receiver, createWebhook, drain, fanOut, verifySignature } from '../../../test/webhooks-kit.ts';
-import { PROJECT_DATA_FIELDS, PROJECT_EVENTS, PROJECT_TASK_EVENTS } from '../../platform/events/catalogue.ts';
+import { PROJECT_DATA_FIELDS, PROJECT_EVENTS, PROJECT_TASK_EVENTS } from './projects.vocabulary.ts';
 
 /**
  * The acceptance test of the projects area: a project built entirely through the API — a template

@@ -1,13 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import { PROJECT_EVENTS } from '../../platform/events/catalogue.ts';
+import { PROJECT_EVENTS } from './projects.vocabulary.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { unprocessable, validation } from '../../platform/http/errors.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
 import { newId } from '../../platform/ids.ts';
 import { portalClientId } from '../clients/index.ts';
-import { syncSearch } from '../search/index.ts';
+import { syncSearch } from '../../platform/search/writer.ts';
 import { emitProjectDeleted, emitProjectEvents, eventsOfProjectChange, type Changes } from './projects.events.ts';
 import { hours, toProject } from './projects.mapper.ts';
 import { deleteProject, findProjectView, insertProject, nextProjectSeq, updateProject } from './projects.repo.ts';

@@ -9,6 +9,7 @@ import { createRmmCommandsService } from './assets/commands.service.ts';
 import { integrationsRoutes } from './integrations/integrations.routes.ts';
 import { createIntegrationsService } from './integrations/integrations.service.ts';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.ts';
+import { defineModule, V1 } from '../deps.ts';
 
 export type { RmmProvider, RmmDevice, RmmSoftware, RmmConnection } from './providers/provider.ts';
 export { RmmProviderError } from './providers/provider.ts';
@@ -38,3 +39,10 @@ export function createRmmModule(deps: RmmModuleDeps) {
   };
   return { integrations, assets, commands, routes };
 }
+
+export const rmmModule = defineModule({
+  name: 'rmm',
+  // rmm:execute sends commands to a managed device (refresh, reboot, remote control, scripts).
+  permissions: [{ resource: 'rmm', actions: ['execute'], roles: { Manager: ['execute'], Technician: ['execute'] } }],
+  build: (deps) => ({ routes: [{ prefix: V1, plugin: createRmmModule({ db: deps.db, secretBox: deps.secretBox, client: deps.outbound }).routes }] }),
+});

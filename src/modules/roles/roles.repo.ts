@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { RolesTable } from '../../platform/db/schema.ts';
 import { likePattern } from '../../platform/db/like.ts';
-import type { RoleSortField } from './roles.schemas.ts';
+import { defineList } from '../../platform/http/list.ts';
 
 export type RoleRow = Selectable<RolesTable>;
 
@@ -63,6 +63,10 @@ export async function insertRole(db: Executor, row: Insertable<RolesTable>): Pro
   await db.insertInto('roles').values(row).execute();
 }
 
+export async function insertRolePermissions(db: Executor, tenant: string, roleId: string, permissions: readonly string[]): Promise<void> {
+  await db.insertInto('role_permissions').values(permissions.map((permission) => ({ tenant, role_id: roleId, permission }))).execute();
+}
+
 export async function updateRole(db: Executor, tenant: string, roleId: string, set: Updateable<RolesTable>): Promise<void> {
   await db.updateTable('roles').set(set).where('tenant', '=', tenant).where('role_id', '=', roleId).execute();
 }
@@ -82,18 +86,12 @@ export interface RoleListFilter {
   isClientPortal?: boolean;
   isBuiltin?: boolean;
   search?: string;
-  updatedSince?: Date;
-  sort: RoleSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filteredRoles(db: Executor, tenant: string, f: RoleListFilter) {
   let q = db.selectFrom('roles as r').where('r.tenant', '=', tenant);
   if (f.isClientPortal !== undefined) q = q.where('r.is_client_portal', '=', f.isClientPortal);
   if (f.isBuiltin !== undefined) q = q.where('r.is_builtin', '=', f.isBuiltin);
-  if (f.updatedSince !== undefined) q = q.where('r.updated_at', '>=', f.updatedSince);
   if (f.search !== undefined) {
     const p = likePattern(f.search);
     q = q.where((eb) => eb.or([eb('r.role_name', 'ilike', p), eb('r.description', 'ilike', p)]));
@@ -101,12 +99,15 @@ function filteredRoles(db: Executor, tenant: string, f: RoleListFilter) {
   return q;
 }
 
-export async function listRoles(db: Executor, tenant: string, f: RoleListFilter): Promise<{ rows: RoleViewRow[]; total: number }> {
-  const q = filteredRoles(db, tenant, f).selectAll('r').select(VIEW_COLUMNS);
-  const sorted = (f.sort === 'role_name' ? q.orderBy(sql`lower(r.role_name)`, f.order) : q.orderBy(`r.${f.sort}`, f.order)).orderBy('r.role_id', f.order);
-  const [rows, n] = await Promise.all([
-    sorted.limit(f.limit).offset(f.offset).execute(),
-    filteredRoles(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** Ties break on role_id in the requested direction. */
+export function roleList(db: Executor, tenant: string, f: RoleListFilter) {
+  return defineList({
+    from: filteredRoles(db, tenant, f),
+    page: filteredRoles(db, tenant, f).selectAll('r').select(VIEW_COLUMNS),
+    sorts: { role_name: [sql`lower(r.role_name)`], created_at: ['r.created_at'], updated_at: ['r.updated_at'] },
+    defaultSort: 'role_name',
+    defaultOrder: 'asc',
+    tieBreaker: 'r.role_id',
+    updatedAt: 'r.updated_at',
+  });
 }

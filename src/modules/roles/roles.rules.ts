@@ -1,5 +1,5 @@
 import type { Actor } from '../../platform/auth/context.ts';
-import { BUILTIN_ROLES, isPermission } from '../../platform/auth/permissions.ts';
+import { builtinRoles, isPermission } from '../../platform/auth/permissions.ts';
 import { AppError, unprocessable, validation } from '../../platform/http/errors.ts';
 
 /** The built-in role that holds every permission; a tenant always keeps an active user holding it (users' assertAdminRemains). */
@@ -10,9 +10,7 @@ export const ADMIN_ROLE_NAME = 'Admin';
  * areas that confine a portal user to their own client; anything else (users, roles, settings, keys of
  * others, webhooks…) would let a client's user act on the whole tenant.
  */
-export const CLIENT_PORTAL_PERMISSIONS: ReadonlySet<string> = new Set(
-  BUILTIN_ROLES.filter((r) => r.is_client_portal).flatMap((r) => r.permissions),
-);
+export const clientPortalPermissions = (): ReadonlySet<string> => new Set(builtinRoles().filter((r) => r.is_client_portal).flatMap((r) => r.permissions));
 
 /** 400 naming every string that is not in the permission catalogue. */
 export function assertKnownPermissions(permissions: readonly string[], path: string): void {
@@ -25,9 +23,10 @@ export function assertKnownPermissions(permissions: readonly string[], path: str
 /** 422 when a client-portal role would hold a permission outside what portal users may have. */
 export function assertPortalSafe(permissions: readonly string[], isClientPortal: boolean): void {
   if (!isClientPortal) return;
-  const unsafe = permissions.filter((p) => !CLIENT_PORTAL_PERMISSIONS.has(p));
+  const allowed = clientPortalPermissions();
+  const unsafe = permissions.filter((p) => !allowed.has(p));
   if (unsafe.length > 0) {
-    throw unprocessable(`A client-portal role cannot hold ${unsafe.join(', ')}`, { permissions: unsafe, allowed: [...CLIENT_PORTAL_PERMISSIONS].sort() });
+    throw unprocessable(`A client-portal role cannot hold ${unsafe.join(', ')}`, { permissions: unsafe, allowed: [...allowed].sort() });
   }
 }
 

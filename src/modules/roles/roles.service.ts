@@ -1,13 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import { notifyAuthChange, type KeyCache } from '../../platform/auth/key-cache.ts';
-import { RESOURCES } from '../../platform/auth/permissions.ts';
+import { permissionResources } from '../../platform/auth/permissions.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { conflict, notFound, validation } from '../../platform/http/errors.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { listPage } from '../../platform/http/list.ts';
 import { newId } from '../../platform/ids.ts';
 import { ROLE_EVENTS, emitRoleEvent } from './roles.events.ts';
 import { sortedPermissions, toRole } from './roles.mapper.ts';
@@ -16,13 +16,13 @@ import {
   findRoleIdByName,
   findRoleView,
   insertRole,
-  listRoles,
   lockRole,
   replaceRolePermissions,
+  roleList,
   updateRole,
   type RoleViewRow,
 } from './roles.repo.ts';
-import { CLIENT_PORTAL_PERMISSIONS, assertCanGrant, assertKnownPermissions, assertPortalSafe } from './roles.rules.ts';
+import { clientPortalPermissions, assertCanGrant, assertKnownPermissions, assertPortalSafe } from './roles.rules.ts';
 import type { CreateRoleBody, ListRolesQuery, Role, UpdateRoleBody } from './roles.schemas.ts';
 
 
@@ -36,9 +36,10 @@ async function assertNameFree(trx: Transaction<DB>, tenant: string, name: string
 
 /** The permission catalogue grouped by resource, in catalogue order. */
 export function permissionCatalogue() {
-  return Object.entries(RESOURCES).map(([resource, actions]) => {
+  const portal = clientPortalPermissions();
+  return permissionResources().map(({ resource, actions }) => {
     const permissions = actions.map((a) => `${resource}:${a}`);
-    return { resource, actions: [...actions], permissions, client_portal_allowed: permissions.filter((p) => CLIENT_PORTAL_PERMISSIONS.has(p)) };
+    return { resource, actions: [...actions], permissions, client_portal_allowed: permissions.filter((p) => portal.has(p)) };
   });
 }
 
@@ -62,18 +63,8 @@ export function createRolesService(deps: { db: Kysely<DB>; keyCache: KeyCache })
 
   return {
     async list(actor: Actor, query: ListRolesQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listRoles(db, actor.tenant, {
-        isClientPortal: query.is_client_portal,
-        isBuiltin: query.is_builtin,
-        search: query.search?.trim() || undefined,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'role_name',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toRole), total, page);
+      const filter = { isClientPortal: query.is_client_portal, isBuiltin: query.is_builtin, search: query.search?.trim() || undefined };
+      return listPage(query, roleList(db, actor.tenant, filter), (rows) => rows.map(toRole));
     },
 
     async get(actor: Actor, id: string): Promise<Role> {

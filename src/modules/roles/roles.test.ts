@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { makeTenant, makeUser, unique, type Api } from '../../../test/factories.ts';
 import { anonymous, eventsOf, expectError, randomId } from '../../../test/client-factories.ts';
-import { ALL_PERMISSIONS, RESOURCES } from '../../platform/auth/permissions.ts';
+import { allPermissions, permissionResources } from '../../platform/auth/permissions.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });
@@ -42,7 +42,7 @@ describe('GET /api/v1/roles', () => {
     expect(body.pagination).toEqual({ page: 1, limit: 25, total: 7, totalPages: 1, hasNext: false, hasPrev: false });
     const adminRole = body.data[0] as RoleJson;
     expect(adminRole).toMatchObject({ is_builtin: true, is_client_portal: false, user_count: 1 });
-    expect(adminRole.permissions).toEqual([...ALL_PERMISSIONS].sort());
+    expect(adminRole.permissions).toEqual([...allPermissions()].sort());
     for (const r of body.data as RoleJson[]) expect(r.permissions).toEqual([...r.permissions].sort());
   });
 
@@ -366,8 +366,8 @@ describe('GET /api/v1/permissions', () => {
     const res = await admin.get('/api/v1/permissions');
     expect(res.statusCode, res.body).toBe(200);
     const data = res.json().data as { resource: string; actions: string[]; permissions: string[]; client_portal_allowed: string[] }[];
-    expect(data.map((g) => g.resource)).toEqual(Object.keys(RESOURCES));
-    expect(data.flatMap((g) => g.permissions)).toEqual(ALL_PERMISSIONS);
+    expect(data.map((g) => g.resource)).toEqual(permissionResources().map((r) => r.resource));
+    expect(data.flatMap((g) => g.permissions)).toEqual(allPermissions());
     expect(data.find((g) => g.resource === 'settings')).toEqual({ resource: 'settings', actions: ['read', 'update'], permissions: ['settings:read', 'settings:update'], client_portal_allowed: [] });
     expect(data.find((g) => g.resource === 'ticket')!.client_portal_allowed).toEqual(['ticket:create', 'ticket:read', 'ticket:update']);
   });

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { RolesTable, UsersTable } from '../../platform/db/schema.ts';
 import { likePattern } from '../../platform/db/like.ts';
-import type { UserRolesSortField } from './user-roles.schemas.ts';
+import { defineList } from '../../platform/http/list.ts';
 
 export type UserHead = Pick<Selectable<UsersTable>, 'user_id' | 'username' | 'email' | 'first_name' | 'last_name' | 'user_type' | 'is_inactive' | 'created_at'>;
 export type HeldRole = Pick<Selectable<RolesTable>, 'role_id' | 'role_name' | 'description' | 'is_builtin' | 'is_client_portal'>;
@@ -40,17 +40,9 @@ export async function removeUserRoles(db: Executor, tenant: string, userId: stri
   await db.deleteFrom('user_roles').where('tenant', '=', tenant).where('user_id', '=', userId).where('role_id', 'in', roleIds).execute();
 }
 
-export async function touchUser(db: Executor, tenant: string, userId: string, at: Date): Promise<void> {
-  await db.updateTable('users').set({ updated_at: at }).where('tenant', '=', tenant).where('user_id', '=', userId).execute();
-}
-
 export interface UserRolesFilter {
   search?: string;
   isInactive?: boolean;
-  sort: UserRolesSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filteredUsers(db: Executor, tenant: string, f: UserRolesFilter) {
@@ -71,15 +63,16 @@ function filteredUsers(db: Executor, tenant: string, f: UserRolesFilter) {
   return q;
 }
 
-/** One page of users (by the requested order, then user_id) and the total. */
-export async function listUsersPage(db: Executor, tenant: string, f: UserRolesFilter): Promise<{ rows: UserHead[]; total: number }> {
-  const q = filteredUsers(db, tenant, f).select(USER_HEAD);
-  const sorted = f.sort === 'created_at' ? q.orderBy('u.created_at', f.order) : q.orderBy(sql`lower(${sql.ref(`u.${f.sort}`)})`, f.order);
-  const [rows, n] = await Promise.all([
-    sorted.orderBy('u.user_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    filteredUsers(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** Users by the requested order (names case-insensitively), then user_id in the same direction. */
+export function userRolesList(db: Executor, tenant: string, f: UserRolesFilter) {
+  return defineList({
+    from: filteredUsers(db, tenant, f),
+    page: filteredUsers(db, tenant, f).select(USER_HEAD),
+    sorts: { username: [sql`lower(u.username)`], email: [sql`lower(u.email)`], created_at: ['u.created_at'] },
+    defaultSort: 'username',
+    defaultOrder: 'asc',
+    tieBreaker: 'u.user_id',
+  });
 }
 
 /** The roles of several users at once: user_id → roles. */

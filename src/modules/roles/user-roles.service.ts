@@ -5,9 +5,9 @@ import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { notFound, validation } from '../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { listPage } from '../../platform/http/list.ts';
 import { UUID_RE } from '../../platform/ids.ts';
-import { assertAdminRemains, recordActivity } from '../users/index.ts';
+import { assertAdminRemains, recordActivity, touchUser } from '../users/index.ts';
 import { emitUserRolesChanged } from './roles.events.ts';
 import { byRoleName, sortedPermissions, toAssignedRole } from './roles.mapper.ts';
 import { findRolesByIds, permissionsOfRoles } from './roles.repo.ts';
@@ -15,11 +15,10 @@ import { ADMIN_ROLE_NAME, assertCanGrant, assertRolesFitUser } from './roles.rul
 import {
   addUserRoles,
   findUserHead,
-  listUsersPage,
   removeUserRoles,
   rolesOfUser,
   rolesOfUsers,
-  touchUser,
+  userRolesList,
   type HeldRole,
   type UserHead,
 } from './user-roles.repo.ts';
@@ -121,26 +120,19 @@ export function createUserRolesService(deps: { db: Kysely<DB>; keyCache: KeyCach
       change(actor, userId, 'remove', () => removalIds(bodyIds, queryIds), ifMatch),
 
     async listUsers(actor: Actor, query: ListUserRolesQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listUsersPage(db, actor.tenant, {
-        search: query.search?.trim() || undefined,
-        isInactive: query.is_inactive,
-        sort: query.sort ?? 'username',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
+      const filter = { search: query.search?.trim() || undefined, isInactive: query.is_inactive };
+      return listPage(query, userRolesList(db, actor.tenant, filter), async (rows): Promise<UserWithRoles[]> => {
+        const roles = await rolesOfUsers(db, actor.tenant, rows.map((r) => r.user_id));
+        return rows.map((u) => ({
+          user_id: u.user_id,
+          username: u.username,
+          email: u.email,
+          first_name: u.first_name,
+          last_name: u.last_name,
+          is_inactive: u.is_inactive,
+          roles: (roles.get(u.user_id) ?? []).sort(byRoleName).map((r) => ({ role_id: r.role_id, role_name: r.role_name, description: r.description })),
+        }));
       });
-      const roles = await rolesOfUsers(db, actor.tenant, rows.map((r) => r.user_id));
-      const data: UserWithRoles[] = rows.map((u) => ({
-        user_id: u.user_id,
-        username: u.username,
-        email: u.email,
-        first_name: u.first_name,
-        last_name: u.last_name,
-        is_inactive: u.is_inactive,
-        roles: (roles.get(u.user_id) ?? []).sort(byRoleName).map((r) => ({ role_id: r.role_id, role_name: r.role_name, description: r.description })),
-      }));
-      return paginated(data, total, page);
     },
   };
 }

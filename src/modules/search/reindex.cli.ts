@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
 import { AppError } from '../../platform/http/errors.ts';
-import { SEARCH_INDEXERS } from './indexers.ts';
+import { searchIndexerOf } from '../../platform/search/registry.ts';
+import { findTenantBySlug } from '../tenants/index.ts';
 import { allTenantIds, reindexSearch, type ReindexCounts } from './reindex.ts';
 import { SEARCH_TYPES, type SearchType } from './search.types.ts';
 
@@ -12,8 +13,7 @@ async function tenantIdOf(db: Kysely<DB>, given: string): Promise<string> {
     const row = await db.selectFrom('tenants').select('tenant_id').where('tenant_id', '=', given.toLowerCase()).executeTakeFirst();
     if (row) return row.tenant_id;
   }
-  // Read directly rather than through the tenants module, which (via tickets) imports search back.
-  const bySlug = await db.selectFrom('tenants').select('tenant_id').where('slug', '=', given).executeTakeFirst();
+  const bySlug = await findTenantBySlug(db, given);
   if (!bySlug) throw new AppError('NOT_FOUND', `No tenant with slug or id '${given}'`);
   return bySlug.tenant_id;
 }
@@ -26,7 +26,7 @@ export async function searchReindexCommand(db: Kysely<DB>, opts: { tenant?: stri
   let types: SearchType[] | undefined;
   if (opts.type !== undefined) {
     if (!(SEARCH_TYPES as readonly string[]).includes(opts.type)) throw new AppError('VALIDATION_ERROR', `--type must be one of ${SEARCH_TYPES.join(', ')}`);
-    if (!SEARCH_INDEXERS[opts.type as SearchType]) throw new AppError('VALIDATION_ERROR', `type '${opts.type}' has no indexer yet (its area is not built)`);
+    if (!searchIndexerOf(opts.type)) throw new AppError('VALIDATION_ERROR', `type '${opts.type}' has no indexer yet (its area is not built)`);
     types = [opts.type as SearchType];
   }
   const tenants = opts.tenant !== undefined ? [await tenantIdOf(db, opts.tenant)] : await allTenantIds(db);

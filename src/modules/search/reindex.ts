@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import { SEARCH_INDEXERS } from './indexers.ts';
-import { rebuildLexicon } from './lexicon.ts';
-import { removeFromSearch, upsertSearchDocuments } from './sync.ts';
+import { rebuildLexicon } from '../../platform/search/lexicon-words.ts';
+import { indexedSearchTypes, searchIndexerOf } from '../../platform/search/registry.ts';
+import { removeFromSearch, upsertSearchDocuments } from '../../platform/search/writer.ts';
 import type { SearchType } from './search.types.ts';
 
 export interface ReindexCounts {
@@ -25,11 +25,11 @@ export async function reindexSearch(
   opts: { tenants: readonly string[]; types?: readonly SearchType[]; batchSize?: number; onProgress?: (c: ReindexCounts) => void },
 ): Promise<ReindexCounts[]> {
   const batch = opts.batchSize ?? 500;
-  const types = (opts.types ?? (Object.keys(SEARCH_INDEXERS) as SearchType[])).filter((t) => SEARCH_INDEXERS[t]);
+  const types = (opts.types ?? (indexedSearchTypes() as SearchType[])).filter((t) => searchIndexerOf(t));
   const out: ReindexCounts[] = [];
   for (const tenant of opts.tenants) {
     for (const type of types) {
-      const indexer = SEARCH_INDEXERS[type]!;
+      const indexer = searchIndexerOf(type)!;
       const counts: ReindexCounts = { tenant, type, indexed: 0, removed: 0 };
       let after: string | null = null;
       for (;;) {

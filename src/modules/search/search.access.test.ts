@@ -4,8 +4,8 @@ import { makeTenant, makeUser } from '../../../test/factories.ts';
 import { expectStatus, makeClient, makeContact } from '../../../test/client-factories.ts';
 import { makeTicket } from '../../../test/ticket-factories.ts';
 import { newId } from '../../platform/ids.ts';
-import { upsertSearchDocuments } from './sync.ts';
-import type { SearchDocument } from './search.types.ts';
+import { upsertSearchDocuments } from '../../platform/search/writer.ts';
+import type { SearchDocument } from '../../platform/search/types.ts';
 import { idsOf, search, searchAll } from '../../../test/search-kit.ts';
 
 let t: TestApp;

@@ -7,7 +7,7 @@ import { makeTicket } from '../../../test/ticket-factories.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import { newId } from '../../platform/ids.ts';
 import { searchReindexCommand } from './reindex.cli.ts';
-import { syncSearch } from './sync.ts';
+import { syncSearch } from '../../platform/search/writer.ts';
 import { idsOf, search } from '../../../test/search-kit.ts';
 
 let t: TestApp;

@@ -3,11 +3,19 @@ import type { DB } from '../../platform/db/schema.ts';
 import { createStorageService } from './storage.service.ts';
 import { storageRoutes } from './storage.routes.ts';
 import type { StorageLimits } from './storage.limits.ts';
+import { defineModule, V1 } from '../deps.ts';
 
-export { purgeExpiredStorage, storageMaintenance } from './storage.maintenance.ts';
+import { storageMaintenance } from './storage.maintenance.ts';
 export { DEFAULT_STORAGE_LIMITS, type StorageLimits } from './storage.limits.ts';
 
 export function createStorageModule(deps: { db: Kysely<DB>; limits?: Partial<StorageLimits>; now?: () => Date }) {
   const service = createStorageService(deps);
   return { service, routes: storageRoutes(service) };
 }
+
+export const storageModule = defineModule({
+  name: 'storage',
+  permissions: [{ resource: 'storage', actions: ['read', 'write'], roles: { Manager: ['read', 'write'] } }],
+  build: (deps) => ({ routes: [{ prefix: V1, plugin: createStorageModule(deps).routes }] }),
+  worker: ({ db }) => ({ schedules: [storageMaintenance(db)] }),
+});

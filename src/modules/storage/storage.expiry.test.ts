@@ -141,7 +141,7 @@ describe('purgeExpiredStorage', () => {
     const { service } = clocked(Date.now() - 120_000);
     await service.put(actor, 'app', 'old', { value: 1, ttlSeconds: 60 });
     const task = storageMaintenance(t.database.db, { batchSize: 50 });
-    expect(task).toMatchObject({ name: 'storage-expiry', everyMs: 60_000 });
+    expect(task).toMatchObject({ name: 'storage-expiry', cron: '* * * * *' });
     await task.run();
     const rows = await t.database.db.selectFrom('storage_records').select('key').where('tenant', '=', actor.tenant).execute();
     expect(rows).toEqual([]);

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import type { PeriodicTask } from '../../platform/events/worker.ts';
+import type { RunSchedule } from '../../platform/jobs/types.ts';
 import { withTransaction, type Executor } from '../../platform/db/executor.ts';
 import { applyUsage, findNamespaceUsage, lockTenantUsage } from './storage.repo.ts';
 
@@ -81,11 +81,11 @@ export async function purgeTenantExpired(
   return deleted.length;
 }
 
-/** The worker's periodic task for storage: purges expired records every `everyMs` (default 60 s). */
-export function storageMaintenance(db: Kysely<DB>, opts: { everyMs?: number; batchSize?: number } = {}): PeriodicTask {
+/** The worker's schedule for storage: purges expired records per `cron` (default every minute). */
+export function storageMaintenance(db: Kysely<DB>, opts: { cron?: string; batchSize?: number } = {}): RunSchedule {
   return {
     name: 'storage-expiry',
-    everyMs: opts.everyMs ?? 60_000,
+    cron: opts.cron ?? '* * * * *',
     run: async () => {
       // Bounded per run: at most a few batches, the rest waits for the next turn.
       for (let i = 0; i < 10; i++) {

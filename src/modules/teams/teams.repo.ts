@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { TeamsTable, UsersTable } from '../../platform/db/schema.ts';
 import { likePattern } from '../../platform/db/like.ts';
-import type { MemberSortField, TeamSortField } from './teams.schemas.ts';
+import { defineList } from '../../platform/http/list.ts';
 
 export type TeamRow = Selectable<TeamsTable>;
 export interface MemberRow {
@@ -43,6 +43,11 @@ export async function deleteTeam(db: Executor, tenant: string, teamId: string): 
   await db.deleteFrom('teams').where('tenant', '=', tenant).where('team_id', '=', teamId).execute();
 }
 
+/** Teams the user manages lose their manager. */
+export async function clearManager(db: Executor, tenant: string, userId: string): Promise<void> {
+  await db.updateTable('teams').set({ manager_id: null, updated_at: new Date() }).where('tenant', '=', tenant).where('manager_id', '=', userId).execute();
+}
+
 /** Users of the tenant among `userIds` (unknown ones are simply absent). */
 export async function findCandidates(db: Executor, tenant: string, userIds: readonly string[]): Promise<CandidateRow[]> {
   if (userIds.length === 0) return [];
@@ -76,21 +81,17 @@ export async function membersOfTeams(db: Executor, tenant: string, teamIds: read
   return out;
 }
 
-export async function listMembers(
-  db: Executor,
-  tenant: string,
-  teamId: string,
-  f: { joinedSince?: Date; sort: MemberSortField; order: 'asc' | 'desc'; limit: number; offset: number },
-): Promise<{ rows: MemberRow[]; total: number }> {
-  let q = membersQuery(db, tenant).where('tm.team_id', '=', teamId);
-  if (f.joinedSince) q = q.where('tm.joined_at', '>=', f.joinedSince);
-  const page = q.select(memberColumns);
-  const sorted = f.sort === 'username' ? page.orderBy(sql`lower(u.username)`, f.order) : page.orderBy('tm.joined_at', f.order);
-  const [rows, n] = await Promise.all([
-    sorted.orderBy('tm.user_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** A team's members; `updated_since` means joined since. Ties break on user_id. */
+export function memberList(db: Executor, tenant: string, teamId: string) {
+  return defineList({
+    from: membersQuery(db, tenant).where('tm.team_id', '=', teamId),
+    page: membersQuery(db, tenant).where('tm.team_id', '=', teamId).select(memberColumns),
+    sorts: { username: [sql`lower(u.username)`], joined_at: ['tm.joined_at'] },
+    defaultSort: 'username',
+    defaultOrder: 'asc',
+    tieBreaker: 'tm.user_id',
+    updatedAt: 'tm.joined_at',
+  });
 }
 
 /** Adds members; returns the ids actually added (current members are skipped). */
@@ -137,17 +138,11 @@ export interface TeamListFilter {
   search?: string;
   managerId?: string;
   memberId?: string;
-  updatedSince?: Date;
-  sort: TeamSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filteredTeams(db: Executor, tenant: string, f: TeamListFilter) {
   let q = db.selectFrom('teams as t').where('t.tenant', '=', tenant);
   if (f.managerId !== undefined) q = q.where('t.manager_id', '=', f.managerId);
-  if (f.updatedSince !== undefined) q = q.where('t.updated_at', '>=', f.updatedSince);
   if (f.memberId !== undefined) {
     const memberId = f.memberId;
     q = q.where('t.team_id', 'in', (eb) => eb.selectFrom('team_members as m').select('m.team_id').where('m.tenant', '=', tenant).where('m.user_id', '=', memberId));
@@ -159,12 +154,15 @@ function filteredTeams(db: Executor, tenant: string, f: TeamListFilter) {
   return q;
 }
 
-export async function listTeams(db: Executor, tenant: string, f: TeamListFilter): Promise<{ rows: TeamRow[]; total: number }> {
-  const q = filteredTeams(db, tenant, f).selectAll('t');
-  const sorted = f.sort === 'team_name' ? q.orderBy(sql`lower(t.team_name)`, f.order) : q.orderBy(`t.${f.sort}`, f.order);
-  const [rows, n] = await Promise.all([
-    sorted.orderBy('t.team_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    filteredTeams(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** Ties break on team_id in the requested direction. */
+export function teamList(db: Executor, tenant: string, f: TeamListFilter) {
+  return defineList({
+    from: filteredTeams(db, tenant, f),
+    page: filteredTeams(db, tenant, f).selectAll('t'),
+    sorts: { team_name: [sql`lower(t.team_name)`], created_at: ['t.created_at'], updated_at: ['t.updated_at'] },
+    defaultSort: 'team_name',
+    defaultOrder: 'asc',
+    tieBreaker: 't.team_id',
+    updatedAt: 't.updated_at',
+  });
 }

@@ -5,12 +5,12 @@ import type { DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { conflict, notFound } from '../../platform/http/errors.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { listPage } from '../../platform/http/list.ts';
 import { newId } from '../../platform/ids.ts';
 import { recordActivity } from '../users/index.ts';
 import { TEAM_EVENTS, emitMembersChanged, emitTeamEvent } from './teams.events.ts';
 import { toMember, toTeam } from './teams.mapper.ts';
-import { deleteTeam, findTeamIdByName, findTeamRow, insertTeam, listMembers, listTeams, membersOfTeams, updateTeam, type TeamRow } from './teams.repo.ts';
+import { deleteTeam, findTeamIdByName, findTeamRow, insertTeam, memberList, membersOfTeams, teamList, updateTeam, type TeamRow } from './teams.repo.ts';
 import { eligibleMembers, join, leave } from './teams.rules.ts';
 import type { AddMembersBody, CreateTeamBody, ListMembersQuery, ListTeamsQuery, Team, UpdateTeamBody } from './teams.schemas.ts';
 
@@ -36,19 +36,11 @@ export function createTeamsService(deps: { db: Kysely<DB> }) {
 
   return {
     async list(actor: Actor, query: ListTeamsQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listTeams(db, actor.tenant, {
-        search: query.search?.trim() || undefined,
-        managerId: query.manager_id,
-        memberId: query.member_id,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'team_name',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
+      const filter = { search: query.search?.trim() || undefined, managerId: query.manager_id, memberId: query.member_id };
+      return listPage(query, teamList(db, actor.tenant, filter), async (rows) => {
+        const members = await membersOfTeams(db, actor.tenant, rows.map((r) => r.team_id));
+        return rows.map((r) => toTeam(r, members.get(r.team_id) ?? []));
       });
-      const members = await membersOfTeams(db, actor.tenant, rows.map((r) => r.team_id));
-      return paginated(rows.map((r) => toTeam(r, members.get(r.team_id) ?? [])), total, page);
     },
 
     async get(actor: Actor, id: string): Promise<Team> {
@@ -131,15 +123,7 @@ export function createTeamsService(deps: { db: Kysely<DB> }) {
 
     async members(actor: Actor, id: string, query: ListMembersQuery) {
       await teamView(db, actor.tenant, id);
-      const page = pageOf(query);
-      const { rows, total } = await listMembers(db, actor.tenant, id, {
-        joinedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'username',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toMember), total, page);
+      return listPage(query, memberList(db, actor.tenant, id), (rows) => rows.map(toMember));
     },
 
     /** Adds members (idempotent: current members are skipped) and answers with the team. */

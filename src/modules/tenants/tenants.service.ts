@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
-import { BUILTIN_ROLES } from '../../platform/auth/permissions.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { issueApiKey } from '../api-keys/index.ts';
-import { assignRole, checkPassword, hashPassword, insertUser } from '../users/index.ts';
+import { checkPassword, hashPassword, insertUser } from '../users/index.ts';
+import { assignRole, seedBuiltinRoles } from '../roles/index.ts';
 import { seedTicketDefaults } from '../tickets/index.ts';
 import { seedAssetTypes } from '../assets/index.ts';
 import { seedProjectDefaults } from '../projects/index.ts';
@@ -44,13 +44,7 @@ export async function createTenant(db: Kysely<DB>, input: CreateTenantInput): Pr
     const tenant = newId();
     await trx.insertInto('tenants').values({ tenant_id: tenant, slug: input.slug, name: input.name.trim() }).execute();
 
-    let adminRoleId = '';
-    for (const role of BUILTIN_ROLES) {
-      const role_id = newId();
-      if (role.role_name === 'Admin') adminRoleId = role_id;
-      await trx.insertInto('roles').values({ tenant, role_id, role_name: role.role_name, description: role.description, is_builtin: true, is_client_portal: role.is_client_portal }).execute();
-      await trx.insertInto('role_permissions').values(role.permissions.map((permission) => ({ tenant, role_id, permission }))).execute();
-    }
+    const adminRoleId = await seedBuiltinRoles(trx, tenant);
 
     const user = await insertUser(trx, {
       tenant,

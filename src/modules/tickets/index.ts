@@ -15,9 +15,24 @@ import { tagsRoutes } from './tags/tags.routes.ts';
 import { createTagsService } from './tags/tags.service.ts';
 import { ticketsRoutes } from './tickets.routes.ts';
 import { createTicketsService } from './tickets.service.ts';
+import { CRUD } from '../../platform/auth/permissions.ts';
+import type { ClientsApi } from '../clients/index.ts';
+import type { ContactsApi } from '../contacts/index.ts';
+import { defineModule, V1 } from '../deps.ts';
+import { addTicketCommentByExternalId } from './inbound/add-ticket-comment.ts';
+import { changeTicketStatusByExternalId } from './inbound/change-ticket-status.ts';
+import { createTicket } from './inbound/create-ticket.ts';
+import { referenceResolver } from './inbound/ticket-inputs.ts';
+import { updateTicketByExternalId } from './inbound/update-ticket.ts';
+import { TICKET_VOCABULARY } from './tickets.vocabulary.ts';
+import { ticketSearchIndexer } from './tickets.search.ts';
+import { boardSearchIndexer, statusSearchIndexer } from './boards/boards.search.ts';
+import { categorySearchIndexer } from './categories/categories.search.ts';
+import { ticketCommentSearchIndexer } from './comments/comments.search.ts';
+import { tagSearchIndexer } from './tags/tags.search.ts';
 
 export { seedTicketDefaults } from './tickets.defaults.ts';
-export { findTicketRow, findTicketView, type TicketRow, type TicketViewRow } from './tickets.repo.ts';
+export type { TicketRow, TicketViewRow } from './tickets.repo.ts';
 export { requireVisibleTicket } from './tickets.rules.ts';
 export { toTicket, toTicketData, type TicketData } from './tickets.mapper.ts';
 export { TICKET_DELETED } from './tickets.events.ts';
@@ -48,3 +63,32 @@ export function createTicketsModule(deps: { db: Kysely<DB>; publicUrl: string })
   };
   return { service, comments, tags, boards, statuses, priorities, categories, routes };
 }
+
+export { TICKET_DATA_FIELDS, TICKET_EVENTS } from './tickets.vocabulary.ts';
+
+export const ticketsModule = defineModule({
+  name: 'tickets',
+  permissions: [
+    {
+      resource: 'ticket',
+      actions: CRUD,
+      roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], Finance: ['read'], 'Client Admin': ['read', 'create', 'update'], 'Client User': ['read', 'create'] },
+    },
+  ],
+  events: TICKET_VOCABULARY,
+  searchIndexers: [ticketSearchIndexer, ticketCommentSearchIndexer, boardSearchIndexer, statusSearchIndexer, categorySearchIndexer, tagSearchIndexer],
+  build: (deps) => {
+    const tickets = createTicketsModule({ db: deps.db, publicUrl: deps.config.publicUrl });
+    const resolve = referenceResolver(deps.services<ClientsApi>('clients').service, deps.services<ContactsApi>('contacts').service);
+    return {
+      api: tickets,
+      routes: [{ prefix: V1, plugin: tickets.routes }],
+      inboundActions: [
+        createTicket({ tickets: tickets.service, resolve }),
+        updateTicketByExternalId({ tickets: tickets.service, resolve }),
+        addTicketCommentByExternalId(tickets.service, tickets.comments),
+        changeTicketStatusByExternalId(tickets.service),
+      ],
+    };
+  },
+});

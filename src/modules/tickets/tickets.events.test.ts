@@ -3,7 +3,7 @@ import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { makeTenant, makeUser } from '../../../test/factories.ts';
 import { expectError, expectStatus, makeClient, makeContact, tombstone } from '../../../test/client-factories.ts';
 import { defaultBoard, makeBoard, makeTicket, prioritiesOf, ticketEvents, type TicketEventRow, type TicketJson } from '../../../test/ticket-factories.ts';
-import { TICKET_DATA_FIELDS } from '../../platform/events/catalogue.ts';
+import { TICKET_DATA_FIELDS } from './tickets.vocabulary.ts';
 import { toTicketData } from './tickets.mapper.ts';
 import type { TicketViewRow } from './tickets.repo.ts';
 

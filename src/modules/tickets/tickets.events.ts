@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import { TICKET_EVENTS } from '../../platform/events/catalogue.ts';
+import { TICKET_EVENTS } from './tickets.vocabulary.ts';
 import { emit } from '../../platform/events/outbox.ts';
 import { toTicketData, type Suppress, type TicketDataContext } from './tickets.mapper.ts';
 import type { TicketViewRow } from './tickets.repo.ts';

@@ -1,4 +1,4 @@
-import type { TICKET_DATA_FIELDS } from '../../platform/events/catalogue.ts';
+import type { TICKET_DATA_FIELDS } from './tickets.vocabulary.ts';
 import type { TicketViewRow } from './tickets.repo.ts';
 import type { Ticket } from './tickets.schemas.ts';
 import { iso } from '../../platform/time.ts';

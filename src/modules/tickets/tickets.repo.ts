@@ -3,7 +3,7 @@ import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import { preparedQuery } from '../../platform/db/prepared.ts';
 import type { TicketsTable } from '../../platform/db/schema.ts';
-import type { TicketSortField } from './tickets.schemas.ts';
+import { defineList } from '../../platform/http/list.ts';
 
 export type TicketRow = Selectable<TicketsTable>;
 
@@ -153,12 +153,7 @@ export interface TicketListFilter {
   isClosed?: boolean;
   tag?: string;
   search?: string;
-  updatedSince?: Date;
   dueBefore?: Date;
-  sort: TicketSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 /** The filters apply to tickets alone (the tag one through its index), so the count never joins. */
@@ -177,7 +172,6 @@ function filtered(q: TicketBase, tenant: string, f: TicketListFilter): TicketBas
   ];
   for (const [column, value] of equal) if (value !== undefined) q = q.where(`t.${column}`, '=', value);
   if (f.isClosed !== undefined) q = q.where('t.is_closed', '=', f.isClosed);
-  if (f.updatedSince !== undefined) q = q.where('t.updated_at', '>=', f.updatedSince);
   if (f.dueBefore !== undefined) q = q.where('t.due_date', '<', f.dueBefore);
   if (f.tag !== undefined) {
     const tag = f.tag;
@@ -192,15 +186,21 @@ function filtered(q: TicketBase, tenant: string, f: TicketListFilter): TicketBas
   return q;
 }
 
-/** One page (joined for its names) and the total. Ties break on ticket_id in the same direction. */
-export async function listTickets(db: Executor, tenant: string, f: TicketListFilter): Promise<{ rows: TicketViewRow[]; total: number }> {
-  const dir = f.order;
-  let page = withNames(filtered(ticketBase(db, tenant), tenant, f));
-  if (f.sort === 'ticket_number') page = page.orderBy('t.ticket_seq', dir);
-  else if (f.sort === 'priority') page = page.orderBy('p.order_number', dir).orderBy('t.ticket_seq', dir);
-  else if (f.sort === 'due_date') page = page.orderBy('t.due_date', (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast());
-  else page = page.orderBy(`t.${f.sort}`, dir);
-  const count = filtered(ticketBase(db, tenant), tenant, f).select((eb) => eb.fn.countAll<number>().as('n'));
-  const [rows, n] = await Promise.all([page.orderBy('t.ticket_id', dir).limit(f.limit).offset(f.offset).execute(), count.executeTakeFirstOrThrow()]);
-  return { rows, total: Number(n.n) };
+/** The page is joined for its names, the count is not. Ties break on ticket_id in the same direction. */
+export function ticketList(db: Executor, tenant: string, f: TicketListFilter) {
+  return defineList({
+    from: filtered(ticketBase(db, tenant), tenant, f),
+    page: withNames(filtered(ticketBase(db, tenant), tenant, f)),
+    sorts: {
+      ticket_number: ['t.ticket_seq'],
+      entered_at: ['t.entered_at'],
+      updated_at: ['t.updated_at'],
+      due_date: [{ by: 't.due_date', nullsLast: true }],
+      priority: ['p.order_number', 't.ticket_seq'],
+    },
+    defaultSort: 'ticket_number',
+    defaultOrder: 'asc',
+    tieBreaker: 't.ticket_id',
+    updatedAt: 't.updated_at',
+  });
 }

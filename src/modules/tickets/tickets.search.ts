@@ -1,6 +1,6 @@
 import type { Executor } from '../../platform/db/executor.ts';
 import { joined, listIdsOf } from '../../platform/search/indexing.ts';
-import type { SearchIndexer } from '../search/index.ts';
+import type { SearchIndexer } from '../../platform/search/types.ts';
 
 /**
  * Tickets: title; subtitle `client | T-number`; the description as body (so it is searchable and

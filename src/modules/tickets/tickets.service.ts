@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import { TICKET_EVENTS } from '../../platform/events/catalogue.ts';
+import { TICKET_EVENTS } from './tickets.vocabulary.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { unprocessable, validation } from '../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { emptyPage, listPage } from '../../platform/http/list.ts';
 import { requiredText } from '../../platform/http/text.ts';
 import { newId } from '../../platform/ids.ts';
 import { portalClientId } from '../clients/index.ts';
@@ -13,7 +13,7 @@ import { findBoard, findDefaultBoard, findDefaultStatus } from './boards/boards.
 import { findDefaultPriority } from './priorities/priorities.repo.ts';
 import { emitTicketDeleted, emitTicketEvents, suppressOf } from './tickets.events.ts';
 import { toTicket } from './tickets.mapper.ts';
-import { deleteTicket, findContactRef, findTicketView, findUserRef, insertTicket, listTickets, nextTicketSeq, replaceTags } from './tickets.repo.ts';
+import { deleteTicket, findContactRef, findTicketView, findUserRef, insertTicket, nextTicketSeq, replaceTags, ticketList } from './tickets.repo.ts';
 import { assertMayAssign, checkReferences, normalizeTags, REF_FIELDS, requireVisibleTicket, type TicketRefs } from './tickets.rules.ts';
 import type {
   CreateTicketBody,
@@ -23,7 +23,7 @@ import type {
   TicketStatusBody,
   UpdateTicketBody,
 } from './tickets.schemas.ts';
-import { syncSearch } from '../search/index.ts';
+import { syncSearch } from '../../platform/search/writer.ts';
 import { syncTags } from './tags/tags.sync.ts';
 import { applyTicketPatch, type TicketPatch } from './tickets.writes.ts';
 
@@ -66,10 +66,9 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
   return {
     /** Tickets the actor may see; a client-portal key sees its own client's only (the total too). */
     async list(actor: Actor, query: ListTicketsQuery) {
-      const page = pageOf(query);
       const only = portalClientId(actor);
-      if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return paginated([], 0, page);
-      const { rows, total } = await listTickets(db, actor.tenant, {
+      if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return emptyPage(query);
+      const filter = {
         onlyClientId: only,
         boardId: query.board_id,
         statusId: query.status_id,
@@ -83,14 +82,9 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
         isClosed: query.is_closed,
         tag: query.tag?.trim() || undefined,
         search: query.search?.trim() || undefined,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
         dueBefore: query.due_before ? new Date(query.due_before) : undefined,
-        sort: query.sort ?? 'ticket_number',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toTicket), total, page);
+      };
+      return listPage(query, ticketList(db, actor.tenant, filter), (rows) => rows.map(toTicket));
     },
 
     async get(actor: Actor, id: string): Promise<Ticket> {

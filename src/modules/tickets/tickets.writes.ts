@@ -4,7 +4,7 @@ import type { DB } from '../../platform/db/schema.ts';
 import { emitTicketEvents, eventsOfChange, type TicketChanges } from './tickets.events.ts';
 import type { Suppress } from './tickets.mapper.ts';
 import { findTicketView, replaceTags, updateTicket, type TicketViewRow } from './tickets.repo.ts';
-import { syncSearch } from '../search/index.ts';
+import { syncSearch } from '../../platform/search/writer.ts';
 import { commentIdsOfTickets } from './comments/comments.search.ts';
 import { syncTags } from './tags/tags.sync.ts';
 import { apiField, assertMayAssign, checkReferences, REF_FIELDS, sameTags, type RefField, type TicketRefs } from './tickets.rules.ts';

@@ -4,6 +4,7 @@ import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { BucketStore } from '../../platform/http/rate-limit/token-bucket.ts';
 import { createTwoFactorService } from './two-factor.service.ts';
 import { twoFactorRoutes } from './two-factor.routes.ts';
+import { defineModule, V1 } from '../deps.ts';
 
 export { verifySecondFactor, type SecondFactorResult } from './second-factor.ts';
 
@@ -12,3 +13,8 @@ export function createTwoFactorModule(deps: { db: Kysely<DB>; secretBox: SecretB
   const service = createTwoFactorService(deps);
   return { service, routes: twoFactorRoutes(service) };
 }
+
+export const twoFactorModule = defineModule({
+  name: 'two-factor',
+  build: (deps) => ({ routes: [{ prefix: V1, plugin: createTwoFactorModule(deps).routes }] }),
+});

@@ -1,6 +1,7 @@
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Executor } from '../../platform/db/executor.ts';
-import { claimTotpStep, consumeRecoveryCode } from './two-factor.repo.ts';
+import { claimTotpStep } from '../users/index.ts';
+import { consumeRecoveryCode } from './two-factor.repo.ts';
 import { looksLikeTotp, matchTotp, normalizeRecoveryCode } from './totp.ts';
 
 export type SecondFactorResult =

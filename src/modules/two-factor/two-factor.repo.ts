@@ -22,67 +22,13 @@ export async function lockTwoFactorUser(db: Executor, tenant: string, userId: st
     .executeTakeFirst();
 }
 
-export async function setPendingSecret(db: Executor, tenant: string, userId: string, secretEnc: string, at: Date): Promise<void> {
-  await db
-    .updateTable('users')
-    .set({ two_factor_pending_secret_enc: secretEnc, two_factor_pending_at: at, updated_at: new Date() })
-    .where('tenant', '=', tenant)
-    .where('user_id', '=', userId)
-    .execute();
-}
-
-/** Turns the pending secret into the active one; the confirming code's step counts as used. */
-export async function activateTwoFactor(db: Executor, tenant: string, userId: string, secretEnc: string, step: number): Promise<void> {
-  await db
-    .updateTable('users')
-    .set({
-      two_factor_enabled: true,
-      two_factor_secret_enc: secretEnc,
-      two_factor_pending_secret_enc: null,
-      two_factor_pending_at: null,
-      two_factor_last_step: step,
-      updated_at: new Date(),
-    })
-    .where('tenant', '=', tenant)
-    .where('user_id', '=', userId)
-    .execute();
-}
-
-export async function clearTwoFactor(db: Executor, tenant: string, userId: string): Promise<void> {
-  await db
-    .updateTable('users')
-    .set({
-      two_factor_enabled: false,
-      two_factor_secret_enc: null,
-      two_factor_pending_secret_enc: null,
-      two_factor_pending_at: null,
-      two_factor_last_step: null,
-      updated_at: new Date(),
-    })
-    .where('tenant', '=', tenant)
-    .where('user_id', '=', userId)
-    .execute();
+export async function deleteRecoveryCodes(db: Executor, tenant: string, userId: string): Promise<void> {
   await db.deleteFrom('user_recovery_codes').where('tenant', '=', tenant).where('user_id', '=', userId).execute();
 }
 
 export async function replaceRecoveryCodes(db: Executor, tenant: string, userId: string, hashes: string[]): Promise<void> {
   await db.deleteFrom('user_recovery_codes').where('tenant', '=', tenant).where('user_id', '=', userId).execute();
   await db.insertInto('user_recovery_codes').values(hashes.map((code_hash) => ({ tenant, user_id: userId, code_hash }))).execute();
-}
-
-/**
- * Records `step` as the last accepted TOTP step unless that step (or a later one) was already used.
- * One conditional UPDATE, so two concurrent uses of the same code cannot both succeed.
- */
-export async function claimTotpStep(db: Executor, tenant: string, userId: string, step: number): Promise<boolean> {
-  const res = await db
-    .updateTable('users')
-    .set({ two_factor_last_step: step })
-    .where('tenant', '=', tenant)
-    .where('user_id', '=', userId)
-    .where((eb) => eb.or([eb('two_factor_last_step', 'is', null), eb('two_factor_last_step', '<', step)]))
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
 }
 
 /** Marks an unused recovery code used; false when it does not exist or was used already. */

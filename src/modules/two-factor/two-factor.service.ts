@@ -5,8 +5,8 @@ import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import { requirePermission, type Actor } from '../../platform/auth/context.ts';
 import { AppError, conflict, notFound, unprocessable, validation } from '../../platform/http/errors.ts';
 import type { BucketStore } from '../../platform/http/rate-limit/token-bucket.ts';
-import { recordActivity } from '../users/index.ts';
-import { activateTwoFactor, clearTwoFactor, lockTwoFactorUser, replaceRecoveryCodes, setPendingSecret, type TwoFactorUser } from './two-factor.repo.ts';
+import { activateTwoFactorSecret, clearTwoFactorSecrets, recordActivity, setPendingTwoFactorSecret } from '../users/index.ts';
+import { deleteRecoveryCodes, lockTwoFactorUser, replaceRecoveryCodes, type TwoFactorUser } from './two-factor.repo.ts';
 import { recoveryCodeHash, verifySecondFactor } from './second-factor.ts';
 import { matchTotp, newRecoveryCodes, newTotpSecret, normalizeRecoveryCode, otpauthUrl } from './totp.ts';
 import type { DisableTwoFactorBody, EnableTwoFactorBody, TwoFactorEnabled, TwoFactorEnrolment } from './two-factor.schemas.ts';
@@ -51,7 +51,7 @@ export function createTwoFactorService(deps: { db: Kysely<DB>; secretBox: Secret
         if (body.token === undefined) {
           const secret = newTotpSecret();
           const at = new Date();
-          await setPendingSecret(trx, actor.tenant, userId, secretBox.encrypt(secret), at);
+          await setPendingTwoFactorSecret(trx, actor.tenant, userId, secretBox.encrypt(secret), at);
           return { secret, otpauth_url: otpauthUrl(secret, user.email), expires_at: new Date(at.getTime() + ENROLMENT_TTL_MS).toISOString() };
         }
 
@@ -64,7 +64,7 @@ export function createTwoFactorService(deps: { db: Kysely<DB>; secretBox: Secret
         const step = await matchTotp(secretBox.decrypt(user.two_factor_pending_secret_enc), body.token);
         if (step === null) throw validation('body.token', 'is not a current code for the pending secret');
 
-        await activateTwoFactor(trx, actor.tenant, userId, user.two_factor_pending_secret_enc, step);
+        await activateTwoFactorSecret(trx, actor.tenant, userId, user.two_factor_pending_secret_enc, step);
         const codes = newRecoveryCodes();
         await replaceRecoveryCodes(trx, actor.tenant, userId, codes.map((c) => recoveryCodeHash(secretBox, actor.tenant, userId, normalizeRecoveryCode(c)!)));
         await recordActivity(trx, {
@@ -92,7 +92,8 @@ export function createTwoFactorService(deps: { db: Kysely<DB>; secretBox: Secret
           }
           method = check.method;
         }
-        await clearTwoFactor(trx, actor.tenant, userId);
+        await clearTwoFactorSecrets(trx, actor.tenant, userId);
+        await deleteRecoveryCodes(trx, actor.tenant, userId);
         await recordActivity(trx, {
           tenant: actor.tenant, user_id: userId, actor_user_id: actor.userId, activity_type: '2fa_disabled',
           details: { by: self ? 'self' : 'admin', ...(method ? { method } : {}), ...(user.two_factor_enabled ? {} : { pending_only: true }) },

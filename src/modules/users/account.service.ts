@@ -4,8 +4,9 @@ import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { AppError, conflict, notFound, validation } from '../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
-import { listActivity, recordActivity, type ActivityRow } from './activity.repo.ts';
+import { listPage } from '../../platform/http/list.ts';
+import { activityList, recordActivity, type ActivityRow } from './activity.repo.ts';
+import type { UserLifecycle } from './lifecycle.ts';
 import {
   PREFERENCES_MAX_BYTES,
   PREFERENCES_MAX_KEYS,
@@ -19,7 +20,7 @@ import { checkPassword } from './password-policy.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { portalScope, requireSelfOr, requireVisibleUser, type RequestMeta } from './users.access.ts';
 import { emitUserUpdated } from './users.events.ts';
-import { findUserById, revokeSessions, updateUser } from './users.repo.ts';
+import { findUserById, updateUser } from './users.repo.ts';
 import { toOneUser } from './users.service.ts';
 
 /** Keys sorted at every level, so a settings object has one representation (and one ETag). */
@@ -51,23 +52,19 @@ const latest = (...dates: (string | undefined)[]): Date | undefined => {
 };
 
 /** A user's own account: password, preferences and activity log. Self-service; others need user:*. */
-export function createAccountService(deps: { db: Kysely<DB> }) {
+export function createAccountService(deps: { db: Kysely<DB>; lifecycle: UserLifecycle }) {
   const { db } = deps;
 
   const activityPage = async (actor: Actor, query: UserActivityQuery | TenantActivityQuery, scope: { userId?: string; actorUserId?: string }) => {
     if (query.since && query.until && new Date(query.since) >= new Date(query.until)) throw validation('querystring.until', 'must be later than since');
-    const page = pageOf(query);
-    const { rows, total } = await listActivity(db, actor.tenant, {
+    const filter = {
       ...scope,
       portal: portalScope(actor),
       type: query.type,
       since: latest(query.since, query.updated_since),
       until: query.until ? new Date(query.until) : undefined,
-      order: query.order ?? 'desc',
-      limit: page.limit,
-      offset: page.offset,
-    });
-    return paginated(rows.map(toActivityEntry), total, page);
+    };
+    return listPage({ ...query, updated_since: undefined }, activityList(db, actor.tenant, filter), (rows) => rows.map(toActivityEntry));
   };
 
   return {
@@ -97,7 +94,7 @@ export function createAccountService(deps: { db: Kysely<DB> }) {
         if (ifMatch !== undefined) assertIfMatch(ifMatch, await toOneUser(trx, actor.tenant, view));
         const now = new Date();
         await updateUser(trx, actor.tenant, id, { password_hash: passwordHash, password_changed_at: now, failed_login_count: 0, locked_until: null });
-        const sessionsRevoked = await revokeSessions(trx, actor.tenant, id);
+        const sessionsRevoked = await deps.lifecycle.revokeSignIn(trx, actor.tenant, id);
         await recordActivity(trx, {
           tenant: actor.tenant,
           user_id: id,

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { UserActivityTable } from '../../platform/db/schema.ts';
+import { defineList } from '../../platform/http/list.ts';
 import { newId } from '../../platform/ids.ts';
 import { portalFilter, type PortalScope } from './users.repo.ts';
 
@@ -53,13 +54,10 @@ export interface ActivityFilter {
   type?: ActivityType;
   since?: Date;
   until?: Date;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 /** Newest first by default: (created_at, activity_id) in the requested direction, a total order. */
-export async function listActivity(db: Executor, tenant: string, f: ActivityFilter): Promise<{ rows: ActivityRow[]; total: number }> {
+export function activityList(db: Executor, tenant: string, f: ActivityFilter) {
   let q = db.selectFrom('user_activity').where('tenant', '=', tenant);
   if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
   if (f.actorUserId !== undefined) {
@@ -73,9 +71,6 @@ export async function listActivity(db: Executor, tenant: string, f: ActivityFilt
   if (f.type !== undefined) q = q.where('activity_type', '=', f.type);
   if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
   if (f.until !== undefined) q = q.where('created_at', '<', f.until);
-  const [rows, n] = await Promise.all([
-    q.selectAll().orderBy('created_at', f.order).orderBy('activity_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+  // `updated_since` is folded into `since` by the caller (an entry never changes after it is written).
+  return defineList({ from: q, page: q.selectAll(), sorts: { created_at: ['created_at'] }, defaultSort: 'created_at', defaultOrder: 'desc', tieBreaker: 'activity_id' });
 }

@@ -7,6 +7,7 @@ import type { DB } from '../../platform/db/schema.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import type { BulkCreateUsersBody, BulkDeactivateUsersBody, BulkItemError, BulkOutcome, BulkResult } from './bulk.schemas.ts';
 import { requireVisibleUser, type RequestMeta } from './users.access.ts';
+import type { UserLifecycle } from './lifecycle.ts';
 import { insertPreparedUser, prepareUser, setUserActive, type PreparedUser } from './users.writes.ts';
 
 /** An item's failure as {code, message}; anything that is not a known API or database error is re-thrown (a 500). */
@@ -37,7 +38,7 @@ function outcome(results: BulkResult[], skipped: number, dryRun: boolean): BulkO
 }
 
 /** Bulk create and bulk (de)activation: one transaction, one savepoint per item. */
-export function createBulkService(deps: { db: Kysely<DB>; keyCache: KeyCache }) {
+export function createBulkService(deps: { db: Kysely<DB>; keyCache: KeyCache; lifecycle: UserLifecycle }) {
   const { db, keyCache } = deps;
 
   return {
@@ -82,7 +83,7 @@ export function createBulkService(deps: { db: Kysely<DB>; keyCache: KeyCache }) 
         const out: BulkResult[] = [];
         let any = false;
         for (const userId of body.user_ids) {
-          const done = await inSavepoint(trx, async () => setUserActive(trx, actor, await requireVisibleUser(trx, actor, userId, true), active, meta));
+          const done = await inSavepoint(trx, async () => setUserActive(trx, deps.lifecycle, actor, await requireVisibleUser(trx, actor, userId, true), active, meta));
           if ('error' in done) out.push({ user_id: userId, status: 'error', error: done.error });
           else out.push({ user_id: userId, status: done.ok ? (active ? 'activated' : 'deactivated') : 'unchanged' });
           any ||= 'ok' in done && done.ok;

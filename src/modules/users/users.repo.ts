@@ -2,8 +2,9 @@ import { sql, type Expression, type ExpressionBuilder, type Insertable, type Sel
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { DB, UsersTable } from '../../platform/db/schema.ts';
-import type { UserSortField, UserType } from './users.schemas.ts';
-import { syncSearch } from '../search/index.ts';
+import type { UserType } from './users.schemas.ts';
+import { syncSearch } from '../../platform/search/writer.ts';
+import { defineList } from '../../platform/http/list.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -29,10 +30,6 @@ export async function findUserByEmail(db: Executor, tenant: string, email: strin
     .executeTakeFirst();
 }
 
-export async function assignRole(db: Executor, tenant: string, userId: string, roleId: string): Promise<void> {
-  await db.insertInto('user_roles').values({ tenant, user_id: userId, role_id: roleId }).onConflict((oc) => oc.doNothing()).execute();
-}
-
 /** The user id holding this username or e-mail (both unique per tenant regardless of case), if any. */
 export async function findUserIdBy(db: Executor, tenant: string, field: 'username' | 'email', value: string): Promise<string | undefined> {
   const row = await db
@@ -49,26 +46,14 @@ export async function updateUser(db: Executor, tenant: string, userId: string, s
   await syncSearch(db, tenant, 'user', [userId]);
 }
 
+/** Bumps updated_at after a change stored outside the user row (its roles). */
+export async function touchUser(db: Executor, tenant: string, userId: string, at: Date): Promise<void> {
+  await db.updateTable('users').set({ updated_at: at }).where('tenant', '=', tenant).where('user_id', '=', userId).execute();
+}
+
 export async function deleteUser(db: Executor, tenant: string, userId: string): Promise<void> {
   await db.deleteFrom('users').where('tenant', '=', tenant).where('user_id', '=', userId).execute();
   await syncSearch(db, tenant, 'user', [userId]);
-}
-
-/** Ends every open sign-in session of the user; returns how many. */
-export async function revokeSessions(db: Executor, tenant: string, userId: string): Promise<number> {
-  const res = await db
-    .updateTable('sessions')
-    .set({ revoked_at: sql`now()` })
-    .where('tenant', '=', tenant)
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows);
-}
-
-/** Teams the user manages lose their manager (the foreign key has no ON DELETE action). */
-export async function clearTeamManager(db: Executor, tenant: string, userId: string): Promise<void> {
-  await db.updateTable('teams').set({ manager_id: null, updated_at: new Date() }).where('tenant', '=', tenant).where('manager_id', '=', userId).execute();
 }
 
 // ---- the API view: user columns (never hashes or secrets) plus the avatar's etag ----
@@ -164,20 +149,14 @@ export interface UserListFilter {
   roleId?: string;
   teamId?: string;
   clientId?: string;
-  updatedSince?: Date;
-  sort: UserSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
-function filteredUsers(db: Executor, tenant: string, f: Omit<UserListFilter, 'sort' | 'order' | 'limit' | 'offset'>) {
+function filteredUsers(db: Executor, tenant: string, f: UserListFilter) {
   let q = db.selectFrom('users as u').where('u.tenant', '=', tenant);
   if (f.portal) q = q.where(portalFilter(f.portal));
   if (f.userType !== undefined) q = q.where('u.user_type', '=', f.userType);
   if (f.isInactive !== undefined) q = q.where('u.is_inactive', '=', f.isInactive);
   if (f.clientId !== undefined) q = q.where('u.client_id', '=', f.clientId);
-  if (f.updatedSince !== undefined) q = q.where('u.updated_at', '>=', f.updatedSince);
   if (f.search !== undefined) q = q.where(matchesText(f.search));
   if (f.roleId !== undefined) {
     const roleId = f.roleId;
@@ -190,22 +169,26 @@ function filteredUsers(db: Executor, tenant: string, f: Omit<UserListFilter, 'so
   return q;
 }
 
-export async function listUsers(db: Executor, tenant: string, f: UserListFilter): Promise<{ rows: UserViewRow[]; total: number }> {
-  const ids = filteredUsers(db, tenant, f).select('u.user_id');
-  const dir = f.order;
-  let page = userView(db, tenant).where('u.user_id', 'in', ids);
-  page =
-    f.sort === 'username' || f.sort === 'email'
-      ? page.orderBy(sql`lower(${sql.ref(`u.${f.sort}`)})`, dir)
-      : f.sort === 'created_at' || f.sort === 'updated_at'
-        ? page.orderBy(`u.${f.sort}`, dir)
-        : page.orderBy(`u.${f.sort}`, (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast());
-  const count = filteredUsers(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n'));
-  const [rows, n] = await Promise.all([
-    page.orderBy('u.user_id', dir).limit(f.limit).offset(f.offset).execute(),
-    count.executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** The user list: names and e-mail sort case-insensitively; users without a value sort last. */
+export function userList(db: Executor, tenant: string, f: UserListFilter) {
+  const filtered = filteredUsers(db, tenant, f);
+  return defineList({
+    from: filtered,
+    page: userView(db, tenant).where('u.user_id', 'in', filtered.select('u.user_id')),
+    sorts: {
+      username: [sql`lower(u.username)`],
+      email: [sql`lower(u.email)`],
+      first_name: [{ by: 'u.first_name', nullsLast: true }],
+      last_name: [{ by: 'u.last_name', nullsLast: true }],
+      created_at: ['u.created_at'],
+      updated_at: ['u.updated_at'],
+      last_login_at: [{ by: 'u.last_login_at', nullsLast: true }],
+    },
+    defaultSort: 'username',
+    defaultOrder: 'asc',
+    tieBreaker: 'u.user_id',
+    updatedAt: 'u.updated_at',
+  });
 }
 
 /** Best matches first: exact username, then username prefix, then the rest by username. */

@@ -5,16 +5,16 @@ import { withTransaction, type Executor } from '../../platform/db/executor.ts';
 import type { DB, UsersTable } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { AppError, conflict } from '../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { listPage } from '../../platform/http/list.ts';
 import { recordActivity } from './activity.repo.ts';
+import type { UserLifecycle } from './lifecycle.ts';
 import { assertAdminRemains } from './admins.ts';
 import { portalScope, requireSelfOr, requireVisibleUser, type RequestMeta } from './users.access.ts';
 import { USER_EVENTS, emitUserEvent, emitUserUpdated } from './users.events.ts';
 import { toUser } from './users.mapper.ts';
 import {
-  clearTeamManager,
   deleteUser,
-  listUsers,
+  userList,
   rolesOfUsers,
   searchUsers,
   updateUser,
@@ -69,13 +69,12 @@ function assertMayUpdate(actor: Actor, id: string, body: UpdateUserBody): void {
   }
 }
 
-export function createUsersService(deps: { db: Kysely<DB>; keyCache: KeyCache }) {
+export function createUsersService(deps: { db: Kysely<DB>; keyCache: KeyCache; lifecycle: UserLifecycle }) {
   const { db, keyCache } = deps;
 
   return {
     async list(actor: Actor, query: ListUsersQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listUsers(db, actor.tenant, {
+      const filter = {
         portal: portalScope(actor),
         userType: query.user_type,
         isInactive: query.is_inactive,
@@ -83,13 +82,8 @@ export function createUsersService(deps: { db: Kysely<DB>; keyCache: KeyCache })
         roleId: query.role_id,
         teamId: query.team_id,
         clientId: query.client_id,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'username',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(await toUsers(db, actor.tenant, rows), total, page);
+      };
+      return listPage(query, userList(db, actor.tenant, filter), (rows) => toUsers(db, actor.tenant, rows));
     },
 
     async search(actor: Actor, query: SearchUsersQuery): Promise<User[]> {
@@ -154,7 +148,7 @@ export function createUsersService(deps: { db: Kysely<DB>; keyCache: KeyCache })
         if (changed.length === 0) return { user: before, authChanged: false };
 
         await updateUser(trx, actor.tenant, id, { ...(changes as Updateable<UsersTable>), updated_at: new Date() });
-        if (changes.is_inactive !== undefined) await recordActiveChange(trx, actor, id, changes.is_inactive === false, meta);
+        if (changes.is_inactive !== undefined) await recordActiveChange(trx, deps.lifecycle, actor, id, changes.is_inactive === false, meta);
         const profile = changed.filter((k) => k !== 'is_inactive');
         if (profile.length > 0) {
           await recordActivity(trx, {
@@ -183,7 +177,7 @@ export function createUsersService(deps: { db: Kysely<DB>; keyCache: KeyCache })
         const current = await requireVisibleUser(trx, actor, id, true);
         assertIfMatch(ifMatch, await toOneUser(trx, actor.tenant, current));
         if (!current.is_inactive) await assertAdminRemains(trx, actor.tenant, [id], 'Deleting this user');
-        await clearTeamManager(trx, actor.tenant, id);
+        await deps.lifecycle.beforeDelete(trx, actor.tenant, id);
         await recordActivity(trx, {
           tenant: actor.tenant,
           user_id: id,

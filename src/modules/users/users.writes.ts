@@ -7,9 +7,10 @@ import { recordActivity } from './activity.repo.ts';
 import { assertAdminRemains } from './admins.ts';
 import { checkPassword } from './password-policy.ts';
 import { hashPassword } from './passwords.ts';
+import type { UserLifecycle } from './lifecycle.ts';
 import type { RequestMeta } from './users.access.ts';
 import { USER_EVENTS, emitUserEvent, emitUserUpdated } from './users.events.ts';
-import { findUserView, insertUser, revokeSessions, updateUser, type UserViewRow } from './users.repo.ts';
+import { findUserView, insertUser, updateUser, type UserViewRow } from './users.repo.ts';
 import { assertClientRule, assertUnique, emailOf, optionalText, timeZone } from './users.rules.ts';
 import type { CreateUserBody, UserType } from './users.schemas.ts';
 
@@ -92,8 +93,8 @@ export async function assertCanDeactivate(trx: Transaction<DB>, actor: Actor, us
 }
 
 /** What follows a change of is_inactive: a deactivated user's sessions end; either way it is recorded. */
-export async function recordActiveChange(trx: Transaction<DB>, actor: Actor, userId: string, active: boolean, meta: RequestMeta): Promise<void> {
-  const sessionsRevoked = active ? 0 : await revokeSessions(trx, actor.tenant, userId);
+export async function recordActiveChange(trx: Transaction<DB>, lifecycle: UserLifecycle, actor: Actor, userId: string, active: boolean, meta: RequestMeta): Promise<void> {
+  const sessionsRevoked = active ? 0 : await lifecycle.revokeSignIn(trx, actor.tenant, userId);
   await recordActivity(trx, {
     tenant: actor.tenant,
     user_id: userId,
@@ -106,11 +107,11 @@ export async function recordActiveChange(trx: Transaction<DB>, actor: Actor, use
 }
 
 /** Deactivates or reactivates a (locked) user; false when it already was in that state. */
-export async function setUserActive(trx: Transaction<DB>, actor: Actor, user: UserViewRow, active: boolean, meta: RequestMeta): Promise<boolean> {
+export async function setUserActive(trx: Transaction<DB>, lifecycle: UserLifecycle, actor: Actor, user: UserViewRow, active: boolean, meta: RequestMeta): Promise<boolean> {
   if (user.is_inactive === !active) return false;
   if (!active) await assertCanDeactivate(trx, actor, user.user_id);
   await updateUser(trx, actor.tenant, user.user_id, { is_inactive: !active, updated_at: new Date() });
-  await recordActiveChange(trx, actor, user.user_id, active, meta);
+  await recordActiveChange(trx, lifecycle, actor, user.user_id, active, meta);
   await emitUserUpdated(trx, actor.tenant, user.user_id, ['is_inactive']);
   return true;
 }

@@ -19,9 +19,8 @@ import {
   webhookRow,
 } from '../../../test/webhooks-kit.ts';
 import { loadConfig } from '../../config.ts';
-import { eventConsumers } from '../../event-consumers.ts';
-import { backgroundServices } from '../../background-tasks.ts';
-import { TICKET_DATA_FIELDS } from '../../platform/events/catalogue.ts';
+import { buildWorkerParts } from '../../modules.ts';
+import { TICKET_DATA_FIELDS } from '../tickets/index.ts';
 import { OutboxRelay } from '../../platform/events/relay.ts';
 import { startWorker } from '../../platform/events/worker.ts';
 import { createMailer } from '../../platform/mail/mailer.ts';
@@ -409,7 +408,7 @@ describe('concurrency and crashes', () => {
     await expect.poll(async () => (await deliveriesOf(t, tenant, hook.webhook_id))[0]!.status).toBe('retrying');
   });
 
-  it(`the worker runs fan-out and delivery: src/event-consumers.ts and src/background-tasks.ts wired into startWorker (${engine})`, async () => {
+  it(`the worker runs fan-out and delivery: the module list's worker parts wired into startWorker (${engine})`, async () => {
     const { admin, tenant } = await setup();
     const hook = await createWebhook(admin, { url: receiver.url });
     const dataDir = mkdtempSync(join(tmpdir(), 'psa-webhooks-'));
@@ -418,8 +417,7 @@ describe('concurrency and crashes', () => {
     const mailer = createMailer({ from: config.mailFrom, dataDir, log });
     const worker = await startWorker({
       database: t.database,
-      consumers: eventConsumers({ database: t.database, mailer }),
-      services: backgroundServices({ database: t.database, config, secretBox: t.app.secretBox, log }),
+      ...buildWorkerParts({ db: t.database.db, database: t.database, config, secretBox: t.app.secretBox, mailer, log }),
       log,
       pollMs: 50,
     });

@@ -2,6 +2,7 @@ import type { Database } from '../../platform/db/database.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import { newId } from '../../platform/ids.ts';
+import { LeaseLoop } from '../../platform/jobs/lease-loop.ts';
 import type { OutboundClient } from '../../platform/net/outbound-http.ts';
 import { DELIVERY_TIMEOUT_MS, sendAttempt, type AttemptResult } from './attempt.ts';
 import { WEBHOOK_EVENTS, emitWebhookEvent } from './webhooks.events.ts';
@@ -61,18 +62,26 @@ interface Outcome extends FinishedAttempt {
   job: Job;
 }
 
+/** A finished attempt waiting to be recorded, and who waits for that. */
+interface Unrecorded {
+  outcome: Outcome;
+  recorded: () => void;
+}
+
 const keyOf = (r: { tenant: string; delivery_id: string }) => `${r.tenant}/${r.delivery_id}`;
 const hookKey = (r: { tenant: string; webhook_id: string }) => `${r.tenant}/${r.webhook_id}`;
 const quiet: DispatcherLog = { info: () => undefined, error: () => undefined };
 
 /**
- * Sends the queued webhook attempts. Each pass claims due attempts under a lease (FOR UPDATE SKIP
- * LOCKED, so any number of dispatchers share the queue and none sends an attempt another holds),
- * takes rate-limit tokens per webhook (an attempt without one is postponed to when one will exist:
- * never dropped, never counted), signs and posts each (up to `concurrency` in flight), and records
- * outcomes in batches: delivered; retrying with the next attempt queued per RETRY_DELAYS_MS;
- * abandoned after the sixth; failed (final) for an unsafe target. A claim left by a crashed process
- * expires and the attempt is sent again (at least once); a stale completion is ignored (claim token).
+ * Sends the queued webhook attempts, in the platform's lease loop (src/platform/jobs/lease-loop.ts:
+ * NOTIFY wake-ups, lease renewal every leaseMs/3, idle polling, graceful stop). Each pass claims due
+ * attempts under a lease (FOR UPDATE SKIP LOCKED, so any number of dispatchers share the queue and
+ * none sends an attempt another holds), takes rate-limit tokens per webhook (an attempt without one
+ * is postponed to when one will exist: never dropped, never counted), signs and posts each (up to
+ * `concurrency` in flight), and records outcomes in batches: delivered; retrying with the next attempt
+ * queued per RETRY_DELAYS_MS; abandoned after the sixth; failed (final) for an unsafe target. A claim
+ * left by a crashed process expires and the attempt is sent again (at least once); a stale completion
+ * is ignored (claim token).
  */
 export class WebhookDispatcher {
   private readonly client: OutboundClient;
@@ -87,17 +96,12 @@ export class WebhookDispatcher {
   private readonly now: () => Date;
   /** Under full load, claims wait until this many request slots are free (half a batch). */
   private readonly lowWater: number;
+  private readonly loop: LeaseLoop<Job>;
 
-  private readonly inFlight = new Map<string, Job>();
-  private readonly sending = new Set<Promise<void>>();
-  private done: Outcome[] = [];
+  /** Requests in flight. */
+  private sending = 0;
+  private done: Unrecorded[] = [];
   private flushing: Promise<void> | undefined;
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
-  private woken = false;
-  private unlisten: (() => Promise<void>) | undefined;
-  private renewTimer: NodeJS.Timeout | undefined;
   private readonly secrets = new Map<string, string>();
   private readonly headerSets = new Map<string, Record<string, string>>();
 
@@ -113,6 +117,15 @@ export class WebhookDispatcher {
     this.flushMs = opts.flushMs ?? 5;
     this.now = opts.now ?? (() => new Date());
     this.lowWater = Math.max(1, Math.floor(Math.min(this.batchSize, this.concurrency) / 2));
+    this.loop = new LeaseLoop(database, {
+      capacity: (held) => this.capacity(held),
+      claim: async (limit) => {
+        const { claimed, jobs } = await this.claim(limit);
+        return { claimed, items: jobs };
+      },
+      process: (jobs) => Promise.all(jobs.map((job) => this.send(job))).then(() => undefined),
+      renew: (held) => this.renew(held),
+    }, { name: 'webhook dispatcher', channel: DELIVERY_CHANNEL, leaseMs: this.leaseMs, pollMs: this.pollMs, log: this.log });
   }
 
   /**
@@ -121,81 +134,32 @@ export class WebhookDispatcher {
    */
   async runOnce(): Promise<number> {
     const { claimed, jobs } = await this.claim(this.batchSize);
-    for (const job of jobs) this.inFlight.set(keyOf(job), job);
-    try {
-      const outcomes = await Promise.all(jobs.map((job) => this.attempt(job)));
-      await this.complete(outcomes);
-    } finally {
-      for (const job of jobs) this.inFlight.delete(keyOf(job));
-    }
+    const outcomes = await Promise.all(jobs.map((job) => this.attempt(job)));
+    await this.complete(outcomes);
     return claimed;
   }
 
   /** Runs until stop(): woken by NOTIFY on new attempts, by freed slots, or the poll interval. */
   async start(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    this.unlisten = await this.database.listen(DELIVERY_CHANNEL, () => this.wake());
-    this.renewTimer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.leaseMs / 3)));
-    this.loop = this.run();
+    await this.loop.start();
     this.log.info({ concurrency: this.concurrency, batchSize: this.batchSize, leaseMs: this.leaseMs }, 'webhook dispatcher started');
   }
 
   /** Stops claiming, lets the attempts in flight finish (each within the timeout) and records them. */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake();
-    await this.loop;
-    while (this.sending.size > 0) await Promise.all([...this.sending]);
+    await this.loop.stop();
     await this.flushing;
-    clearInterval(this.renewTimer);
-    await this.unlisten?.();
   }
 
-  private async run(): Promise<void> {
-    // Requests in flight count against the concurrency; finished attempts waiting to be recorded do not
-    // (up to a bound), so a slow write never holds up sending. Under full load, claim in large batches:
-    // wait until at least half a batch of request slots is free.
-    const maxUnrecorded = this.concurrency * 10;
-    while (this.running) {
-      const free = Math.min(this.concurrency - this.sending.size, maxUnrecorded - this.inFlight.size);
-      const wanted = free >= this.lowWater || this.sending.size === 0 ? Math.max(0, Math.min(free, this.batchSize)) : 0;
-      let claimed = 0;
-      if (wanted > 0) {
-        try {
-          const batch = await this.claim(wanted);
-          claimed = batch.claimed;
-          for (const job of batch.jobs) this.launch(job);
-        } catch (err) {
-          if (this.running) this.log.error({ err }, 'webhook dispatch pass failed');
-        }
-      }
-      if (!this.running) break;
-      // Drained (fewer due than wanted) or full: wait for a NOTIFY, a freed slot or the poll.
-      if (wanted <= 0 || claimed < wanted) await this.sleep(this.pollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeUp = done;
-    });
-  }
-
-  private wake(): void {
-    if (this.wakeUp) this.wakeUp();
-    else this.woken = true;
+  /**
+   * Requests in flight count against the concurrency; finished attempts waiting to be recorded do not
+   * (up to a bound: `held` counts claimed attempts not yet recorded), so a slow write never holds up
+   * sending. Under full load, claim in large batches: wait until at least half a batch of request slots
+   * is free.
+   */
+  private capacity(held: number): number {
+    const free = Math.min(this.concurrency - this.sending, this.concurrency * 10 - held);
+    return free >= this.lowWater || this.sending === 0 ? Math.max(0, Math.min(free, this.batchSize)) : 0;
   }
 
   /** Claims due attempts and splits them by the rate limits: those to send now, and those postponed. */
@@ -235,19 +199,21 @@ export class WebhookDispatcher {
     return jobs;
   }
 
-  private launch(job: Job): void {
-    this.inFlight.set(keyOf(job), job);
-    const sent: Promise<void> = this.attempt(job)
-      .then((outcome) => {
-        this.done.push(outcome);
-        this.flushing ??= this.flush();
-      })
-      .finally(() => {
-        this.sending.delete(sent);
-        // A request slot is free: a loop waiting for one may claim again.
-        if (this.sending.size === this.concurrency - this.lowWater) this.wake();
-      });
-    this.sending.add(sent);
+  /** Sends one attempt and resolves once its outcome is recorded (or recording gave up: the lease decides). */
+  private async send(job: Job): Promise<void> {
+    this.sending++;
+    let outcome: Outcome;
+    try {
+      outcome = await this.attempt(job);
+    } finally {
+      this.sending--;
+      // A request slot is free: a loop waiting for one may claim again.
+      if (this.sending === this.concurrency - this.lowWater) this.loop.wake();
+    }
+    await new Promise<void>((recorded) => {
+      this.done.push({ outcome, recorded });
+      this.flushing ??= this.flush();
+    });
   }
 
   /**
@@ -256,7 +222,7 @@ export class WebhookDispatcher {
    */
   private async flush(): Promise<void> {
     const full = Math.min(this.batchSize, this.concurrency);
-    for (let waited = 0; waited < this.flushMs && this.done.length < full && this.sending.size > 0; waited += 2) {
+    for (let waited = 0; waited < this.flushMs && this.done.length < full && this.sending > 0; waited += 2) {
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     while (this.done.length > 0) {
@@ -265,7 +231,7 @@ export class WebhookDispatcher {
       // tried again; if it keeps failing, the claims expire and the attempts are sent again.
       for (let tries = 1; ; tries++) {
         try {
-          await this.complete(batch);
+          await this.complete(batch.map((u) => u.outcome));
           break;
         } catch (err) {
           if (tries >= 3) {
@@ -275,21 +241,14 @@ export class WebhookDispatcher {
           await new Promise((resolve) => setTimeout(resolve, 50 * tries));
         }
       }
-      for (const o of batch) this.inFlight.delete(keyOf(o));
-      this.wake();
+      for (const u of batch) u.recorded();
     }
     this.flushing = undefined;
   }
 
-  /** Extends the lease of everything in flight. */
-  private async renew(): Promise<void> {
-    const held = [...this.inFlight.values()];
-    if (held.length === 0) return;
-    try {
-      await renewClaims(this.database.db, held, new Date(this.now().getTime() + this.leaseMs));
-    } catch (err) {
-      this.log.error({ err }, 'renewing webhook claims failed');
-    }
+  /** Extends the lease of the attempts held (those already recorded are no longer pending: untouched). */
+  private renew(held: readonly Job[]): Promise<void> {
+    return renewClaims(this.database.db, held, new Date(this.now().getTime() + this.leaseMs));
   }
 
   private secretOf(sealed: string): string {

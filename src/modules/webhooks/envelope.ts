@@ -1,4 +1,4 @@
-import { PAYLOAD_ENTITIES, alwaysIncludedFields, payloadEntityOf } from '../../platform/events/catalogue.ts';
+import { alwaysIncludedFields, payloadEntityFields, payloadEntityOf } from '../../platform/events/vocabulary.ts';
 import type { PayloadFields } from './webhooks.schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -25,7 +25,7 @@ export function projectPayload(eventType: string, payload: unknown, fields: Payl
   const data = isObject(source.data) ? source.data : {};
   const changes = isObject(source.changes) ? source.changes : undefined;
   const entity = payloadEntityOf(eventType);
-  const curated: readonly string[] = entity ? PAYLOAD_ENTITIES[entity] : [];
+  const curated: readonly string[] = entity ? (payloadEntityFields()[entity] ?? []) : [];
   const list = entity ? fields?.[entity] : undefined;
   const allowed = list == null ? undefined : new Set([...list, ...alwaysIncludedFields(eventType)]);
   const keep = (key: string) => allowed === undefined || allowed.has(key);

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import { isDeliveredEventType } from '../../platform/events/catalogue.ts';
+import { isDeliveredEventType } from '../../platform/events/vocabulary.ts';
 import type { Consumer, OutboxEvent } from '../../platform/events/relay.ts';
 import { newId } from '../../platform/ids.ts';
 import { envelopeText, matchesFilter, projectPayload } from './envelope.ts';

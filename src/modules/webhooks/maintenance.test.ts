@@ -4,7 +4,7 @@ import { makeTenant } from '../../../test/factories.ts';
 import { createWebhook, deliveriesOf } from '../../../test/webhooks-kit.ts';
 import type { WebhookDeliveryStatus } from '../../platform/db/schema.ts';
 import { newId } from '../../platform/ids.ts';
-import { DELIVERY_RETENTION_MS, purgeOldDeliveries, webhookMaintenance } from './index.ts';
+import { DELIVERY_RETENTION_MS, purgeOldDeliveries, webhookMaintenance } from './maintenance.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -57,6 +57,6 @@ describe('delivery retention', () => {
 
   it('is a worker task that runs hourly', () => {
     const task = webhookMaintenance(t.database.db);
-    expect(task).toMatchObject({ name: 'webhook-delivery-retention', everyMs: 60 * 60_000 });
+    expect(task).toMatchObject({ name: 'webhook-delivery-retention', cron: '0 * * * *' });
   });
 });

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import type { PeriodicTask } from '../../platform/events/worker.ts';
+import type { RunSchedule } from '../../platform/jobs/types.ts';
 
 /** Delivery history is kept this long. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60_000;
@@ -30,12 +30,12 @@ export async function purgeOldDeliveries(db: Kysely<DB>, opts: { now?: Date; bat
   return Number(numAffectedRows ?? 0);
 }
 
-/** The worker's retention task for delivery history (hourly; bounded per run, the rest waits a turn). */
-export function webhookMaintenance(db: Kysely<DB>, opts: { everyMs?: number; batchSize?: number } = {}): PeriodicTask {
+/** The worker's retention schedule for delivery history (hourly; bounded per run, the rest waits a turn). */
+export function webhookMaintenance(db: Kysely<DB>, opts: { cron?: string; batchSize?: number } = {}): RunSchedule {
   const batchSize = opts.batchSize ?? 1000;
   return {
     name: 'webhook-delivery-retention',
-    everyMs: opts.everyMs ?? 60 * 60_000,
+    cron: opts.cron ?? '0 * * * *',
     run: async () => {
       for (let i = 0; i < 20; i++) {
         if ((await purgeOldDeliveries(db, { batchSize })) < batchSize) return;

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../../platform/db/schema.ts';
-import type { WebhookSortField } from './webhooks.schemas.ts';
+import { defineList } from '../../platform/http/list.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -50,27 +50,24 @@ export async function setDeliveriesPaused(db: Executor, tenant: string, webhookI
 export interface WebhookListFilter {
   isActive?: boolean;
   eventType?: string;
-  updatedSince?: Date;
-  sort: WebhookSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filteredWebhooks(db: Executor, tenant: string, f: WebhookListFilter) {
   let q = db.selectFrom('webhooks').where('tenant', '=', tenant);
   if (f.isActive !== undefined) q = q.where('is_active', '=', f.isActive);
   if (f.eventType !== undefined) q = q.where(sql<boolean>`${f.eventType} = any(event_types)`);
-  if (f.updatedSince !== undefined) q = q.where('updated_at', '>=', f.updatedSince);
   return q;
 }
 
-export async function listWebhooks(db: Executor, tenant: string, f: WebhookListFilter): Promise<{ rows: WebhookRow[]; total: number }> {
-  const q = filteredWebhooks(db, tenant, f).selectAll();
-  const sorted = f.sort === 'name' ? q.orderBy(sql`lower(name)`, f.order) : q.orderBy(f.sort, f.order);
-  const [rows, n] = await Promise.all([
-    sorted.orderBy('webhook_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    filteredWebhooks(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** Ties break on webhook_id in the requested direction. */
+export function webhookList(db: Executor, tenant: string, f: WebhookListFilter) {
+  return defineList({
+    from: filteredWebhooks(db, tenant, f),
+    page: filteredWebhooks(db, tenant, f).selectAll(),
+    sorts: { name: [sql`lower(name)`], created_at: ['created_at'], updated_at: ['updated_at'] },
+    defaultSort: 'created_at',
+    defaultOrder: 'desc',
+    tieBreaker: 'webhook_id',
+    updatedAt: 'updated_at',
+  });
 }

@@ -2,18 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { etagOf, ifMatchOf, withEtag } from '../../platform/http/etag.ts';
 import { IdParams } from '../../platform/http/schemas.ts';
 import type { WebhooksService } from './webhooks.service.ts';
-import {
-  CreateWebhookBody,
-  EventTypesResponse,
-  ListWebhooksQuery,
-  NoQuery,
-  TestOutcomeResponse,
-  UpdateWebhookBody,
-  WebhookListResponse,
-  WebhookResponse,
-  WebhookWithSecretResponse,
-  type WebhookWithSecret,
-} from './webhooks.schemas.ts';
+import { EventTypesResponse, ListWebhooksQuery, NoQuery, TestOutcomeResponse, createWebhookSchemas, type WebhookWithSecret } from './webhooks.schemas.ts';
+import { payloadEntityFields } from '../../platform/events/vocabulary.ts';
 
 const tags = ['Webhooks'];
 
@@ -21,6 +11,8 @@ const tags = ['Webhooks'];
 const etagWithoutSecret = ({ secret: _secret, ...webhook }: WebhookWithSecret) => etagOf(webhook);
 
 export const webhooksRoutes = (service: WebhooksService): FastifyPluginAsyncTypebox => async (app) => {
+  // payload_fields is keyed by the payload entities of the installed event vocabulary.
+  const { CreateWebhookBody, UpdateWebhookBody, WebhookListResponse, WebhookResponse, WebhookWithSecretResponse } = createWebhookSchemas(payloadEntityFields());
   app.get('/webhooks', {
     schema: { operationId: 'listWebhooks', tags, summary: 'List outbound webhooks (filter by is_active or event_type, sort, paginate)', querystring: ListWebhooksQuery, response: { 200: WebhookListResponse } },
     config: { permission: 'webhook:read' },

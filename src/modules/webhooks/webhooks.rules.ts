@@ -1,4 +1,4 @@
-import { EVENT_VOCABULARY, PAYLOAD_ENTITIES, type PayloadEntity } from '../../platform/events/catalogue.ts';
+import { eventTypeInfo, payloadEntityFields } from '../../platform/events/vocabulary.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import { MASK, MAX_HEADER_NAME_LENGTH, type PayloadFields } from './webhooks.schemas.ts';
 
@@ -15,13 +15,11 @@ function fail(issues: Issue[]): void {
   throw new AppError('VALIDATION_ERROR', message, issues);
 }
 
-const VOCABULARY = new Map(EVENT_VOCABULARY.map((e) => [e.event_type, e]));
-
 /** Every entry must be a delivered type of the vocabulary. */
 export function checkEventTypes(types: readonly string[], path = 'body.event_types'): void {
   const issues: Issue[] = [];
   types.forEach((type, i) => {
-    const known = VOCABULARY.get(type);
+    const known = eventTypeInfo(type);
     if (!known) issues.push({ path: `${path}.${i}`, message: `unknown event type '${type}' (GET /api/v1/webhooks/events lists them)` });
     else if (!known.delivered) issues.push({ path: `${path}.${i}`, message: `'${type}' is announced but not delivered to webhooks (only ticket and project events are)` });
   });
@@ -84,8 +82,9 @@ export function checkCustomHeaders(headers: Record<string, string>, current: Rec
 /** Each listed field must be a selectable field of its entity. */
 export function checkPayloadFields(fields: PayloadFields): void {
   const issues: Issue[] = [];
-  for (const entity of Object.keys(fields) as PayloadEntity[]) {
-    const allowed = new Set<string>(PAYLOAD_ENTITIES[entity]);
+  const entities = payloadEntityFields();
+  for (const entity of Object.keys(fields)) {
+    const allowed = new Set<string>(entities[entity] ?? []);
     (fields[entity] ?? []).forEach((field, i) => {
       if (!allowed.has(field)) issues.push({ path: `body.payload_fields.${entity}.${i}`, message: `unknown ${entity} field '${field}'` });
     });

@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
 import { Id, Nullable, Timestamp, dataOf, listOf, listQuery } from '../../platform/http/schemas.ts';
-import { PAYLOAD_ENTITIES } from '../../platform/events/catalogue.ts';
 
 export const MASK = '***';
 export const MAX_CUSTOM_HEADERS = 20;
@@ -24,18 +23,21 @@ const CustomHeaders = Type.Record(Type.String(), Type.String({ maxLength: MAX_HE
     'On update, a value of "***" keeps the stored value of that header.',
 });
 
-const fieldList = (entity: keyof typeof PAYLOAD_ENTITIES) =>
+const fieldList = (fields: readonly string[]) =>
   Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
     maxItems: 64,
     uniqueItems: true,
-    description: `null: every field. Otherwise only these \`data\` fields (plus the ids, always kept): ${PAYLOAD_ENTITIES[entity].join(', ')}`,
+    description: `null: every field. Otherwise only these \`data\` fields (plus the ids, always kept): ${fields.join(', ')}`,
   }));
 
-const PayloadFields = Type.Object(
-  { ticket: Type.Optional(fieldList('ticket')), project: Type.Optional(fieldList('project')) },
-  { additionalProperties: false, description: 'Per-entity allowlist of `data` fields (project applies to project and project-task events); null: full payloads' },
-);
-export type PayloadFields = Static<typeof PayloadFields>;
+/** One optional allowlist per payload entity of the event vocabulary (ticket, project). */
+const payloadFieldsOf = (entities: Readonly<Record<string, readonly string[]>>) =>
+  Type.Object(Object.fromEntries(Object.entries(entities).map(([entity, fields]) => [entity, Type.Optional(fieldList(fields))])), {
+    additionalProperties: false,
+    description: 'Per-entity allowlist of `data` fields (project applies to project and project-task events); null: full payloads',
+  });
+/** Per payload entity, the `data` fields a webhook receives (absent or null: every field). */
+export type PayloadFields = Static<ReturnType<typeof payloadFieldsOf>>;
 
 const EventFilter = Type.Object(
   {
@@ -50,69 +52,87 @@ const EventFilter = Type.Object(
 );
 export type EventFilter = Static<typeof EventFilter>;
 
-export const Webhook = Type.Object({
-  webhook_id: Id,
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  url: Type.String(),
-  event_types: Type.Array(Type.String()),
-  custom_headers: Type.Record(Type.String(), Type.String(), { description: 'Header names; values are never shown ("***")' }),
-  rate_limit_per_minute: Type.Integer(),
-  payload_fields: Nullable(PayloadFields),
-  event_filter: Nullable(EventFilter),
-  is_active: Type.Boolean(),
-  auto_disabled_at: Nullable(Timestamp),
-  failing_since: Nullable(Type.String({ format: 'date-time', description: 'First failed attempt after the last success; null while healthy' })),
-  last_success_at: Nullable(Timestamp),
-  last_failure_at: Nullable(Timestamp),
-  created_by_user_id: Nullable(Id),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-export type Webhook = Static<typeof Webhook>;
-
-export const WebhookWithSecret = Type.Object({
-  ...Webhook.properties,
-  secret: Type.String({ description: 'The signing secret (32 random bytes, base64url). Shown only in this response.' }),
-});
-export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
-
 const name = Type.String({ minLength: 1, maxLength: 255, description: 'Trimmed' });
 const description = Nullable(Type.String({ maxLength: 2000 }));
 const url = Type.String({ minLength: 1, maxLength: 2048, description: 'http:// or https://; private and local addresses are refused (422)' });
 const rateLimit = Type.Integer({ minimum: 1, maximum: 10_000, description: 'Deliveries per minute (token bucket); excess waits, never dropped' });
 
-export const CreateWebhookBody = Type.Object(
-  {
-    name,
-    description: Type.Optional(description),
-    url,
-    event_types: EventTypes,
-    custom_headers: Type.Optional(Nullable(CustomHeaders)),
-    rate_limit_per_minute: Type.Optional(rateLimit),
-    payload_fields: Type.Optional(Nullable(PayloadFields)),
-    event_filter: Type.Optional(Nullable(EventFilter)),
-    is_active: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
-export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
+/**
+ * The schemas that carry `payload_fields`, whose keys are the payload entities of the installed event
+ * vocabulary: built when the webhooks module is built (after the manifests are installed).
+ */
+export function createWebhookSchemas(payloadEntities: Readonly<Record<string, readonly string[]>>) {
+  const PayloadFields = payloadFieldsOf(payloadEntities);
+  const Webhook = Type.Object({
+    webhook_id: Id,
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    url: Type.String(),
+    event_types: Type.Array(Type.String()),
+    custom_headers: Type.Record(Type.String(), Type.String(), { description: 'Header names; values are never shown ("***")' }),
+    rate_limit_per_minute: Type.Integer(),
+    payload_fields: Nullable(PayloadFields),
+    event_filter: Nullable(EventFilter),
+    is_active: Type.Boolean(),
+    auto_disabled_at: Nullable(Timestamp),
+    failing_since: Nullable(Type.String({ format: 'date-time', description: 'First failed attempt after the last success; null while healthy' })),
+    last_success_at: Nullable(Timestamp),
+    last_failure_at: Nullable(Timestamp),
+    created_by_user_id: Nullable(Id),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  });
 
-export const UpdateWebhookBody = Type.Object(
-  {
-    name: Type.Optional(name),
-    description: Type.Optional(description),
-    url: Type.Optional(url),
-    event_types: Type.Optional(EventTypes),
-    custom_headers: Type.Optional(Nullable(CustomHeaders)),
-    rate_limit_per_minute: Type.Optional(rateLimit),
-    payload_fields: Type.Optional(Nullable(PayloadFields)),
-    event_filter: Type.Optional(Nullable(EventFilter)),
-    is_active: Type.Optional(Type.Boolean({ description: 'true re-enables (also after an auto-disable) and clears the failure window' })),
-  },
-  { additionalProperties: false, minProperties: 1, description: 'Partial update; custom_headers replaces the whole set' },
-);
-export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
+  const WebhookWithSecret = Type.Object({
+    ...Webhook.properties,
+    secret: Type.String({ description: 'The signing secret (32 random bytes, base64url). Shown only in this response.' }),
+  });
+
+  const CreateWebhookBody = Type.Object(
+    {
+      name,
+      description: Type.Optional(description),
+      url,
+      event_types: EventTypes,
+      custom_headers: Type.Optional(Nullable(CustomHeaders)),
+      rate_limit_per_minute: Type.Optional(rateLimit),
+      payload_fields: Type.Optional(Nullable(PayloadFields)),
+      event_filter: Type.Optional(Nullable(EventFilter)),
+      is_active: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  );
+
+  const UpdateWebhookBody = Type.Object(
+    {
+      name: Type.Optional(name),
+      description: Type.Optional(description),
+      url: Type.Optional(url),
+      event_types: Type.Optional(EventTypes),
+      custom_headers: Type.Optional(Nullable(CustomHeaders)),
+      rate_limit_per_minute: Type.Optional(rateLimit),
+      payload_fields: Type.Optional(Nullable(PayloadFields)),
+      event_filter: Type.Optional(Nullable(EventFilter)),
+      is_active: Type.Optional(Type.Boolean({ description: 'true re-enables (also after an auto-disable) and clears the failure window' })),
+    },
+    { additionalProperties: false, minProperties: 1, description: 'Partial update; custom_headers replaces the whole set' },
+  );
+  return {
+    Webhook,
+    WebhookWithSecret,
+    CreateWebhookBody,
+    UpdateWebhookBody,
+    WebhookResponse: dataOf(Webhook),
+    WebhookWithSecretResponse: dataOf(WebhookWithSecret),
+    WebhookListResponse: listOf(Webhook),
+  };
+}
+type WebhookSchemas = ReturnType<typeof createWebhookSchemas>;
+export type Webhook = Static<WebhookSchemas['Webhook']>;
+export type WebhookWithSecret = Static<WebhookSchemas['WebhookWithSecret']>;
+export type CreateWebhookBody = Static<WebhookSchemas['CreateWebhookBody']>;
+export type UpdateWebhookBody = Static<WebhookSchemas['UpdateWebhookBody']>;
+
 
 export const WEBHOOK_SORT_FIELDS = ['created_at', 'updated_at', 'name'] as const;
 export type WebhookSortField = (typeof WEBHOOK_SORT_FIELDS)[number];
@@ -143,8 +163,5 @@ export type TestOutcome = Static<typeof TestOutcome>;
 
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
-export const WebhookResponse = dataOf(Webhook);
-export const WebhookWithSecretResponse = dataOf(WebhookWithSecret);
-export const WebhookListResponse = listOf(Webhook);
 export const EventTypesResponse = dataOf(Type.Array(EventTypeInfo));
 export const TestOutcomeResponse = dataOf(TestOutcome);

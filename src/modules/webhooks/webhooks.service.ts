@@ -3,10 +3,10 @@ import type { Actor } from '../../platform/auth/context.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import { withTransaction, type Executor } from '../../platform/db/executor.ts';
 import type { DB, WebhooksTable } from '../../platform/db/schema.ts';
-import { EVENT_VOCABULARY } from '../../platform/events/catalogue.ts';
+import { eventVocabulary } from '../../platform/events/vocabulary.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { notFound, unprocessable } from '../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../platform/http/pagination.ts';
+import { listPage } from '../../platform/http/list.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
 import { newId } from '../../platform/ids.ts';
 import { UnsafeTargetError, type OutboundClient } from '../../platform/net/outbound-http.ts';
@@ -19,10 +19,10 @@ import {
   deleteWebhook,
   findWebhookRow,
   insertWebhook,
-  listWebhooks,
   notifyDispatchers,
   setDeliveriesPaused,
   updateWebhook,
+  webhookList,
   type WebhookRow,
 } from './webhooks.repo.ts';
 import { checkCustomHeaders, checkEventTypes, checkPayloadFields, checkUrl } from './webhooks.rules.ts';
@@ -61,21 +61,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
   return {
     events() {
-      return EVENT_VOCABULARY.map((e) => ({ event_type: e.event_type, entity: e.entity, description: e.description, delivered: e.delivered }));
+      return eventVocabulary().map((e) => ({ event_type: e.event_type, entity: e.entity, description: e.description, delivered: e.delivered }));
     },
 
     async list(actor: Actor, query: ListWebhooksQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listWebhooks(db, actor.tenant, {
-        isActive: query.is_active,
-        eventType: query.event_type,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'created_at',
-        order: query.order ?? 'desc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toWebhook), total, page);
+      return listPage(query, webhookList(db, actor.tenant, { isActive: query.is_active, eventType: query.event_type }), (rows) => rows.map(toWebhook));
     },
 
     async get(actor: Actor, id: string): Promise<Webhook> {

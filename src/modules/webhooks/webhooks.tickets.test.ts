@@ -7,10 +7,9 @@ import { makeTenant } from '../../../test/factories.ts';
 import { makeClient } from '../../../test/client-factories.ts';
 import { defaultBoard, makeTicket, ticketEvents } from '../../../test/ticket-factories.ts';
 import { Receiver, createWebhook, verifySignature } from '../../../test/webhooks-kit.ts';
-import { backgroundServices } from '../../background-tasks.ts';
 import { loadConfig } from '../../config.ts';
-import { eventConsumers } from '../../event-consumers.ts';
-import { TICKET_DATA_FIELDS } from '../../platform/events/catalogue.ts';
+import { buildWorkerParts } from '../../modules.ts';
+import { TICKET_DATA_FIELDS } from '../tickets/index.ts';
 import { startWorker, type Worker } from '../../platform/events/worker.ts';
 import { createMailer, type Mailer } from '../../platform/mail/mailer.ts';
 
@@ -30,8 +29,7 @@ beforeAll(async () => {
   mailer = createMailer({ from: config.mailFrom, dataDir, log });
   worker = await startWorker({
     database: t.database,
-    consumers: eventConsumers({ database: t.database, mailer }),
-    services: backgroundServices({ database: t.database, config, secretBox: t.app.secretBox, log }),
+    ...buildWorkerParts({ db: t.database.db, database: t.database, config, secretBox: t.app.secretBox, mailer, log }),
     log,
     pollMs: 50,
   });

@@ -1,49 +1,26 @@
 /**
- * The permission catalogue (`resource:action`) and the built-in roles every tenant gets.
- * Route configs name one of these; the route-contract test rejects names not listed here.
+ * The permission catalogue (`resource:action`) and the built-in roles every tenant gets. Areas declare
+ * the resources they own in their manifests, each with what every built-in role gets of it; the roles
+ * area declares the built-in roles themselves. The composition root installs both here before anything
+ * runs. Route configs name one of these; the route-contract test rejects names not listed.
  */
-const CRUD = ['create', 'read', 'update', 'delete'] as const;
 
-export const RESOURCES: Record<string, readonly string[]> = {
-  client: CRUD,
-  contact: CRUD,
-  asset: CRUD,
-  project: CRUD,
-  project_task: CRUD,
-  ticket: CRUD,
-  opportunity: CRUD,
-  invoice: CRUD,
-  contract: CRUD,
-  product: CRUD,
-  billing: CRUD,
-  kb_article: CRUD,
-  document: CRUD,
-  time_entry: CRUD,
-  user: CRUD,
-  role: CRUD,
-  team: CRUD,
-  automation: CRUD,
-  ledger: CRUD,
-  storage: ['read', 'write'],
-  webhook: CRUD,
-  inbound_webhook: CRUD,
-  settings: ['read', 'update'],
-  // rmm:execute sends commands to a managed device (refresh, reboot, remote control, scripts).
-  rmm: ['execute'],
-  // api_key:manage lets an admin create, list and revoke keys of other users and set per-key rate limits.
-  api_key: ['create', 'read', 'delete', 'manage'],
-};
+export const CRUD = ['create', 'read', 'update', 'delete'] as const;
 
-export const ALL_PERMISSIONS: readonly string[] = Object.entries(RESOURCES).flatMap(([r, actions]) =>
-  actions.map((a) => `${r}:${a}`),
-);
+/** A resource an area owns, its actions, and the actions each built-in role (by name) gets of it. */
+export interface PermissionGrant {
+  resource: string;
+  actions: readonly string[];
+  roles?: Readonly<Record<string, readonly string[]>>;
+}
 
-const PERMISSION_SET = new Set(ALL_PERMISSIONS);
-export const isPermission = (p: string): boolean => PERMISSION_SET.has(p);
-
-const all = (resources: string[], actions: readonly string[] = CRUD) =>
-  resources.flatMap((r) => actions.filter((a) => RESOURCES[r]!.includes(a)).map((a) => `${r}:${a}`));
-const OWN_KEYS = ['api_key:create', 'api_key:read', 'api_key:delete'];
+export interface BuiltinRoleInfo {
+  role_name: string;
+  description: string;
+  is_client_portal: boolean;
+  /** Besides the areas' grants: every permission (`all`) or every read permission (`reads`). */
+  base?: 'all' | 'reads';
+}
 
 export interface BuiltinRole {
   role_name: string;
@@ -52,63 +29,50 @@ export interface BuiltinRole {
   permissions: readonly string[];
 }
 
-export const BUILTIN_ROLES: readonly BuiltinRole[] = [
-  { role_name: 'Admin', description: 'Every permission', is_client_portal: false, permissions: ALL_PERMISSIONS },
-  {
-    role_name: 'Manager',
-    description: 'Runs the service desk, projects and sales; no user or role administration',
-    is_client_portal: false,
-    permissions: [
-      ...all(['client', 'contact', 'asset', 'project', 'project_task', 'ticket', 'opportunity', 'kb_article', 'document', 'time_entry', 'team', 'automation', 'contract', 'product', 'webhook', 'inbound_webhook']),
-      ...all(['storage'], ['read', 'write']),
-      ...all(['invoice', 'billing', 'ledger', 'user', 'role', 'settings'], ['read']),
-      'rmm:execute',
-      ...OWN_KEYS,
-    ],
-  },
-  {
-    role_name: 'Technician',
-    description: 'Works tickets, assets and project tasks',
-    is_client_portal: false,
-    permissions: [
-      ...all(['client', 'contact', 'asset', 'project', 'project_task', 'ticket', 'kb_article', 'document', 'time_entry', 'product', 'team', 'user'], ['read']),
-      ...all(['ticket', 'asset', 'project_task', 'time_entry', 'document', 'kb_article', 'contact'], ['create', 'update']),
-      // Technicians work the machines: refreshing, rebooting and running scripts is their daily work.
-      'rmm:execute',
-      ...OWN_KEYS,
-    ],
-  },
-  {
-    role_name: 'Finance',
-    description: 'Billing, invoices, contracts and the accounting integration',
-    is_client_portal: false,
-    permissions: [
-      ...all(['client', 'contact', 'project', 'ticket', 'time_entry', 'opportunity', 'user'], ['read']),
-      ...all(['invoice', 'contract', 'product', 'billing', 'ledger']),
-      'client:update',
-      ...OWN_KEYS,
-    ],
-  },
-  {
-    role_name: 'Viewer',
-    description: 'Read-only access to everything',
-    is_client_portal: false,
-    permissions: [...ALL_PERMISSIONS.filter((p) => p.endsWith(':read')), 'api_key:create', 'api_key:delete'],
-  },
-  {
-    role_name: 'Client Admin',
-    description: 'Client portal administrator: sees and manages their own client only',
-    is_client_portal: true,
-    permissions: [
-      ...all(['client', 'contact', 'ticket', 'project', 'asset', 'invoice', 'kb_article', 'document'], ['read']),
-      'client:update', 'contact:create', 'contact:update', 'ticket:create', 'ticket:update',
-      ...OWN_KEYS,
-    ],
-  },
-  {
-    role_name: 'Client User',
-    description: 'Client portal user: reads and raises tickets for their own client',
-    is_client_portal: true,
-    permissions: [...all(['client', 'contact', 'ticket', 'kb_article'], ['read']), 'ticket:create', ...OWN_KEYS],
-  },
-];
+let resources: readonly PermissionGrant[] = [];
+let all: readonly string[] = [];
+let known = new Set<string>();
+let roles: readonly BuiltinRole[] = [];
+let installed = false;
+
+/** Reading the catalogue before the module list installed it would seed tenants without roles: a loud failure instead. */
+function assertInstalled(): void {
+  if (!installed) throw new Error('the permission catalogue is not installed: import src/modules.ts (the module list) first');
+}
+
+/** Installs the catalogue from the manifests (resources in manifest order) and derives the built-in roles. */
+export function installPermissionCatalogue(grants: readonly PermissionGrant[], roleInfos: readonly BuiltinRoleInfo[]): void {
+  const byResource = new Map<string, PermissionGrant>();
+  for (const g of grants) {
+    if (byResource.has(g.resource)) throw new Error(`permission resource ${g.resource} is declared twice`);
+    byResource.set(g.resource, g);
+    for (const [role, actions] of Object.entries(g.roles ?? {})) {
+      if (!roleInfos.some((r) => r.role_name === role)) throw new Error(`${g.resource} grants to unknown built-in role ${role}`);
+      const stray = actions.filter((a) => !g.actions.includes(a));
+      if (stray.length > 0) throw new Error(`${g.resource} grants ${role} unknown action(s) ${stray.join(', ')}`);
+    }
+  }
+  const list = grants.flatMap((g) => g.actions.map((a) => `${g.resource}:${a}`));
+  resources = grants;
+  all = list;
+  known = new Set(list);
+  installed = true;
+  roles = roleInfos.map((info) => {
+    const granted = new Set(grants.flatMap((g) => (g.roles?.[info.role_name] ?? []).map((a) => `${g.resource}:${a}`)));
+    const base = (p: string) => info.base === 'all' || (info.base === 'reads' && p.endsWith(':read'));
+    return {
+      role_name: info.role_name,
+      description: info.description,
+      is_client_portal: info.is_client_portal,
+      permissions: list.filter((p) => base(p) || granted.has(p)),
+    };
+  });
+}
+
+/** Every resource with its actions, in catalogue order. */
+export const permissionResources = (): readonly { resource: string; actions: readonly string[] }[] => (assertInstalled(), resources);
+/** Every permission, in catalogue order. */
+export const allPermissions = (): readonly string[] => (assertInstalled(), all);
+export const isPermission = (p: string): boolean => (assertInstalled(), known.has(p));
+/** The built-in roles with their permissions, as a new tenant gets them. */
+export const builtinRoles = (): readonly BuiltinRole[] => (assertInstalled(), roles);

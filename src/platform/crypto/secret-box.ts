@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../../config.ts';
+import { ConfigError } from '../config-error.ts';
 
 /**
  * Encryption at rest for secrets the service must use again (TOTP secrets, webhook signing secrets),

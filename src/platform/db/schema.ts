@@ -3,6 +3,7 @@ import type { AssetTables } from './schema.assets.ts';
 import type { AssetRmmTables } from './schema.rmm.ts';
 import type { ProjectTemplateTables } from './schema.project-templates.ts';
 import type { ProjectTables } from './schema.projects.ts';
+import type { JobTables } from './schema.jobs.ts';
 
 /**
  * Table types for Kysely, kept in step with migrations/ by hand. Column names are the SQL names
@@ -290,13 +291,15 @@ export interface StorageUsageTable {
   tenant: string;
   namespace: string;
   key_count: Generated<number>;
-  bytes: ColumnType<number | string | bigint, number | undefined, number>;
+  /** bigint; database.ts parses int8 to a number. */
+  bytes: ColumnType<number, number | undefined, number>;
 }
 
 export interface StorageTenantUsageTable {
   tenant: string;
   namespace_count: Generated<number>;
-  bytes: ColumnType<number | string | bigint, number | undefined, number>;
+  /** bigint; database.ts parses int8 to a number. */
+  bytes: ColumnType<number, number | undefined, number>;
 }
 
 export interface BoardsTable {
@@ -554,7 +557,10 @@ export interface SearchDocumentsTable {
   required_permission: string | null;
   updated_at: Timestamp;
   indexed_at: Timestamp;
-  search_vector: ColumnType<string, never, never>;
+  /** Generated tsvector columns (read-only); nullable in the catalog though their expressions never yield null. */
+  search_vector: ColumnType<string | null, never, never>;
+  title_vector: ColumnType<string | null, never, never>;
+  subtitle_vector: ColumnType<string | null, never, never>;
 }
 
 export interface SearchLexiconTable {
@@ -562,7 +568,7 @@ export interface SearchLexiconTable {
   word: string;
 }
 
-export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables {
+export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables {
   tenants: TenantsTable;
   users: UsersTable;
   roles: RolesTable;

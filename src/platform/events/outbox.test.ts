@@ -179,25 +179,60 @@ describe('worker loop', () => {
     }
   });
 
+  it('renews the leases of the batch it is processing, so no other relay takes a slow event over', async () => {
+    const { tenant } = await makeTenant(t);
+    let release: () => void = () => undefined;
+    let calls = 0;
+    const slow: Consumer = {
+      name: 'slow',
+      handle: (e) => {
+        if (e.tenant !== tenant) return Promise.resolve();
+        calls++;
+        return new Promise<void>((resolve) => { release = resolve; });
+      },
+    };
+    const worker = await startWorker({ database: t.database, consumers: [slow], log: quiet, pollMs: 20, relay: { leaseMs: 300 } });
+    try {
+      await withTransaction(t.database.db, (trx) => emit(trx, event(tenant, 1)));
+      await expect.poll(() => calls, { timeout: 5000 }).toBe(1);
+      const other = new OutboxRelay(t.database.db, [], quiet, { leaseMs: 300 });
+      for (let i = 0; i < 6; i++) {
+        expect((await other.claim()).filter((e) => e.tenant === tenant)).toEqual([]);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    } finally {
+      release();
+      await worker.stop();
+    }
+    expect(await rowsOf(tenant)).toMatchObject([{ status: 'done', attempts: 1 }]);
+  });
+
   it('runs periodic tasks when due and keeps going when one fails', async () => {
     const runs: string[] = [];
     const errors: string[] = [];
+    // Scheduled time runs on a clock that the test moves a minute at a time, across one midnight.
+    let clock = Date.UTC(2029, 11, 31, 23, 58, 30);
     const worker = await startWorker({
       database: t.database,
       consumers: [],
-      log: { info: () => undefined, error: (obj) => void errors.push((obj as { task: string }).task) },
+      log: { info: () => undefined, error: (obj) => void errors.push((obj as { job: string }).job) },
       pollMs: 20,
-      tasks: [
-        { name: 'often', everyMs: 30, run: async () => void runs.push('often') },
-        { name: 'rarely', everyMs: 60_000, run: async () => void runs.push('rarely') },
-        { name: 'broken', everyMs: 60_000, run: async () => { throw new Error('boom'); } },
+      jobRunner: { now: () => new Date(clock) },
+      schedules: [
+        { name: 'often', cron: '* * * * *', run: async () => void runs.push('often') },
+        { name: 'rarely', cron: '0 0 * * *', run: async () => void runs.push('rarely') },
+        { name: 'broken', cron: '0 0 * * *', run: async () => { throw new Error('boom'); } },
       ],
     });
+    const ticking = setInterval(() => {
+      if (clock < Date.UTC(2030, 0, 1, 0, 5)) clock += 60_000;
+    }, 100);
     try {
       await expect.poll(() => runs.filter((r) => r === 'often').length, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
       expect(runs.filter((r) => r === 'rarely')).toEqual(['rarely']);
       expect(errors).toEqual(['broken']);
     } finally {
+      clearInterval(ticking);
       await worker.stop();
     }
   });

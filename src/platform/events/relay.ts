@@ -1,5 +1,9 @@
 import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
+import { LeaseLoop, type LoopLog } from '../jobs/lease-loop.ts';
+import { defaultBackoff } from '../jobs/types.ts';
+import { EVENTS_CHANNEL } from './outbox.ts';
 
 export interface OutboxEvent {
   tenant: string;
@@ -23,16 +27,19 @@ export interface Consumer {
   handleBatch?(events: readonly OutboxEvent[]): Promise<void>;
 }
 
+export type ClaimedEvent = OutboxEvent & { completed_consumers: string[] };
+
 export interface RelayOptions {
   batchSize?: number;
-  /** How long a claim lasts before another worker may take the event over (a crashed worker). */
+  /**
+   * How long a claim lasts unrenewed before another worker may take the event over (a crashed worker);
+   * a running loop renews what it holds every leaseMs/3. PSA_OUTBOX_LEASE_MS (default 30 s).
+   */
   leaseMs?: number;
   maxAttempts?: number;
   /** Delay before retry n (1-based). */
   backoffMs?: (attempt: number) => number;
 }
-
-const defaultBackoff = (attempt: number) => Math.min(60 * 60_000, 1000 * 2 ** (attempt - 1));
 
 /**
  * Claims due events with FOR UPDATE SKIP LOCKED (so any number of workers share the queue without
@@ -48,17 +55,33 @@ export class OutboxRelay {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly consumers: readonly Consumer[],
-    private readonly log: { error(obj: object, msg: string): void },
+    private readonly log: Pick<LoopLog, 'error'>,
     options: RelayOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 50;
-    this.leaseMs = options.leaseMs ?? 60_000;
+    this.leaseMs = options.leaseMs ?? 30_000;
     this.maxAttempts = options.maxAttempts ?? 10;
     this.backoffMs = options.backoffMs ?? defaultBackoff;
   }
 
-  async claim(): Promise<(OutboxEvent & { completed_consumers: string[] })[]> {
-    const result = await sql<OutboxEvent & { completed_consumers: string[] }>`
+  /**
+   * The relay in the shared lease loop: one batch at a time (consumers see events in claim order),
+   * woken by emit()'s NOTIFY, renewing the batch's leases while its consumers run.
+   */
+  loop(database: Pick<Database, 'listen'>, opts: { pollMs: number; log: LoopLog }): LeaseLoop<ClaimedEvent> {
+    return new LeaseLoop(database, {
+      capacity: (held) => (held === 0 ? this.batchSize : 0),
+      claim: async (limit) => {
+        const items = await this.claim(limit);
+        return { claimed: items.length, items };
+      },
+      process: (batch) => this.processBatch(batch),
+      renew: (held) => this.renew(held),
+    }, { name: 'outbox relay', channel: EVENTS_CHANNEL, leaseMs: this.leaseMs, pollMs: opts.pollMs, log: opts.log });
+  }
+
+  async claim(limit = this.batchSize): Promise<ClaimedEvent[]> {
+    const result = await sql<ClaimedEvent>`
       update events e set status = 'processing', attempts = e.attempts + 1,
         locked_until = now() + ${`${this.leaseMs} milliseconds`}::interval
       from (
@@ -66,7 +89,7 @@ export class OutboxRelay {
         where (status = 'pending' and next_attempt_at <= now())
            or (status = 'processing' and locked_until < now())
         order by next_attempt_at
-        limit ${this.batchSize}
+        limit ${limit}
         for update skip locked
       ) due
       where e.tenant = due.tenant and e.event_id = due.event_id
@@ -75,14 +98,28 @@ export class OutboxRelay {
     return result.rows;
   }
 
-  /**
-   * One pass: claim a batch and process it. Consumers with handleBatch see the whole batch at once;
-   * the others (and batch consumers whose batch failed) see one event at a time. Events every consumer
-   * succeeded on are marked done together. Returns how many events were claimed.
-   */
+  /** Extends the leases of events still being processed (only unexpired ones: an expired one may be taken over). */
+  async renew(events: readonly ClaimedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await sql`
+      update events e set locked_until = now() + ${`${this.leaseMs} milliseconds`}::interval
+      from unnest(${events.map((ev) => ev.tenant)}::uuid[], ${events.map((ev) => ev.event_id)}::uuid[]) as h(tenant, event_id)
+      where e.tenant = h.tenant and e.event_id = h.event_id and e.status = 'processing' and e.locked_until >= now()`.execute(this.db);
+  }
+
+  /** One pass, awaited to the end: claim a batch and process it. Returns how many events were claimed. */
   async runOnce(): Promise<number> {
     const batch = await this.claim();
-    if (batch.length === 0) return 0;
+    await this.processBatch(batch);
+    return batch.length;
+  }
+
+  /**
+   * Consumers with handleBatch see the whole batch at once; the others (and batch consumers whose batch
+   * failed) see one event at a time. Events every consumer succeeded on are marked done together.
+   */
+  async processBatch(batch: readonly ClaimedEvent[]): Promise<void> {
+    if (batch.length === 0) return;
     const completed = new Map(batch.map((e) => [e, [...e.completed_consumers]]));
     for (const consumer of this.consumers) {
       if (!consumer.handleBatch) continue;
@@ -101,7 +138,6 @@ export class OutboxRelay {
       if (finished) done.push({ event, completed: finished });
     }
     await this.markDone(done);
-    return batch.length;
   }
 
   /** Marks events done in one statement per distinct completed-consumers list (normally one). */
@@ -125,7 +161,7 @@ export class OutboxRelay {
    * when all succeeded (the caller marks it done); otherwise records the failure for a retry and
    * returns undefined.
    */
-  private async process(event: OutboxEvent & { completed_consumers: string[] }, already: readonly string[]): Promise<string[] | undefined> {
+  private async process(event: ClaimedEvent, already: readonly string[]): Promise<string[] | undefined> {
     const completed = [...already];
     const errors: string[] = [];
     for (const consumer of this.consumers) {

@@ -1,5 +1,8 @@
 import type { Database } from '../db/database.ts';
-import { EVENTS_CHANNEL } from './outbox.ts';
+import { JobRunner, type JobRunnerOptions } from '../jobs/runner.ts';
+import { DONE_RETENTION_MS, jobsRetention } from '../jobs/retention.ts';
+import { Scheduler } from '../jobs/scheduler.ts';
+import type { JobDefinition, RunSchedule, ScheduleDefinition } from '../jobs/types.ts';
 import { OutboxRelay, type Consumer, type RelayOptions } from './relay.ts';
 
 export interface WorkerLog {
@@ -9,13 +12,6 @@ export interface WorkerLog {
 
 export interface Worker {
   stop(): Promise<void>;
-}
-
-/** Housekeeping the worker runs between outbox passes (expiry sweeps, retention). */
-export interface PeriodicTask {
-  name: string;
-  everyMs: number;
-  run(): Promise<void>;
 }
 
 /**
@@ -28,121 +24,78 @@ export interface BackgroundService {
   stop(): Promise<void>;
 }
 
-const DONE_RETENTION_MS = 7 * 24 * 60 * 60_000;
-const MAINTENANCE_EVERY_MS = 10 * 60_000;
-
-function platformTasks(database: Database): PeriodicTask[] {
+/** The platform's own housekeeping: finished outbox events, expired idempotency records, finished jobs. */
+function platformSchedules(database: Database): RunSchedule[] {
   return [
     {
       name: 'outbox-retention',
-      everyMs: MAINTENANCE_EVERY_MS,
+      cron: '*/10 * * * *',
       run: async () => {
         await database.db.deleteFrom('events').where('status', '=', 'done').where('processed_at', '<', new Date(Date.now() - DONE_RETENTION_MS)).execute();
       },
     },
     {
       name: 'idempotency-expiry',
-      everyMs: MAINTENANCE_EVERY_MS,
+      cron: '*/10 * * * *',
       run: async () => {
         await database.db.deleteFrom('idempotency_keys').where('expires_at', '<', new Date()).execute();
       },
     },
+    jobsRetention(database.db),
   ];
 }
 
 /**
- * The background loop: drains the outbox, sleeping between empty passes until a NOTIFY from emit()
- * or the poll interval wakes it, and runs periodic tasks when due (the platform's retention plus the
- * areas' own, from src/background-tasks.ts). A failing task is logged and retried at its next turn.
+ * The background worker: the outbox relay and the job runner, each in the shared lease loop (woken by
+ * NOTIFY, polling when idle), the cron schedules (the platform's retention plus the areas', from
+ * the areas' manifests) whose runs are jobs, and the background services. A failing job is logged and
+ * retried per its definition; a failing scheduled run waits for its next due time.
  */
 export async function startWorker(opts: {
   database: Database;
   consumers: readonly Consumer[];
   log: WorkerLog;
+  /** Idle poll interval of the relay and the job runner (default 1 s). */
   pollMs?: number;
   relay?: RelayOptions;
-  tasks?: readonly PeriodicTask[];
+  jobs?: readonly JobDefinition[];
+  schedules?: readonly ScheduleDefinition[];
+  /** Job runner settings: leaseMs (PSA_JOB_LEASE_MS), concurrency; tests inject the clock. */
+  jobRunner?: Omit<JobRunnerOptions, 'scheduler' | 'pollMs'>;
   services?: readonly BackgroundService[];
 }): Promise<Worker> {
   const { database, log } = opts;
-  const relay = new OutboxRelay(database.db, opts.consumers, log, opts.relay);
   const pollMs = opts.pollMs ?? 1000;
-  let running = true;
-  let wake: (() => void) | undefined;
-  // A NOTIFY that arrives while a pass runs (after its claim saw nothing) must not be lost until the
-  // next poll: it is remembered and the loop goes straight to another pass.
-  let notified = false;
-  const unlisten = await database.listen(EVENTS_CHANNEL, () => {
-    if (wake) wake();
-    else notified = true;
-  });
-  const tasks = [...platformTasks(database), ...(opts.tasks ?? [])].map((task) => ({ task, lastRun: 0 }));
+  const relay = new OutboxRelay(database.db, opts.consumers, log, opts.relay).loop(database, { pollMs, log });
+  const scheduler = new Scheduler(database.db, [...platformSchedules(database), ...(opts.schedules ?? [])], { now: opts.jobRunner?.now });
+  const runner = new JobRunner(database, [...(opts.jobs ?? []), ...scheduler.jobs()], log, { ...opts.jobRunner, pollMs, scheduler });
 
-  const maintain = async () => {
-    for (const entry of tasks) {
-      if (!running || Date.now() - entry.lastRun < entry.task.everyMs) continue;
-      entry.lastRun = Date.now();
+  const started: { name: string; stop(): Promise<void> }[] = [];
+  const stopAll = async () => {
+    for (const part of started.splice(0).reverse()) {
       try {
-        await entry.task.run();
+        await part.stop();
       } catch (err) {
-        log.error({ err, task: entry.task.name }, 'periodic task failed');
+        log.error({ err, service: part.name }, 'background service failed to stop');
       }
     }
   };
-
-  const loop = (async () => {
-    while (running) {
-      let claimed = 0;
-      notified = false;
-      try {
-        await maintain();
-        claimed = await relay.runOnce();
-      } catch (err) {
-        if (running) log.error({ err }, 'worker pass failed');
-      }
-      if (claimed === 0 && running && !notified) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollMs);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
-      }
-    }
-  })();
-
-  // A service that cannot start stops the worker: better no worker than one that silently does not deliver.
-  const services: BackgroundService[] = [];
+  // A part that cannot start stops the worker: better no worker than one that silently does not deliver.
   try {
+    await relay.start();
+    started.push({ name: 'outbox-relay', stop: () => relay.stop() });
+    await scheduler.upsert();
+    await runner.start();
+    started.push({ name: 'job-runner', stop: () => runner.stop() });
     for (const service of opts.services ?? []) {
       await service.start();
-      services.push(service);
+      started.push(service);
     }
   } catch (err) {
-    for (const service of services.reverse()) await service.stop().catch(() => undefined);
-    running = false;
-    wake?.();
-    await loop;
-    await unlisten();
+    await stopAll();
     throw err;
   }
 
-  log.info({ consumers: opts.consumers.map((c) => c.name), services: services.map((s) => s.name) }, 'worker started');
-  return {
-    async stop() {
-      for (const service of services) {
-        try {
-          await service.stop();
-        } catch (err) {
-          log.error({ err, service: service.name }, 'background service failed to stop');
-        }
-      }
-      running = false;
-      wake?.();
-      await loop;
-      await unlisten();
-    },
-  };
+  log.info({ consumers: opts.consumers.map((c) => c.name), jobs: (opts.jobs ?? []).map((j) => j.name), schedules: (opts.schedules ?? []).map((s) => s.name), services: (opts.services ?? []).map((s) => s.name) }, 'worker started');
+  return { stop: stopAll };
 }

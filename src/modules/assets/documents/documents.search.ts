@@ -1,6 +1,6 @@
 import type { Executor } from '../../../platform/db/executor.ts';
 import { joined, listIdsOf } from '../../../platform/search/indexing.ts';
-import type { SearchDocument, SearchIndexer } from '../../search/index.ts';
+import type { SearchDocument, SearchIndexer } from '../../../platform/search/types.ts';
 
 /**
  * Uploaded documents in search: title = file name, body = the tags and names of the assets it is

@@ -1,5 +1,5 @@
 import type { Executor } from '../../../platform/db/executor.ts';
-import { syncSearch } from '../../search/index.ts';
+import { syncSearch } from '../../../platform/search/writer.ts';
 
 /** The ids of the documents attached to an asset (read before the asset goes, synced after). */
 export async function documentIdsOfAsset(db: Executor, tenant: string, assetId: string): Promise<string[]> {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
+import { defineList } from '../../../platform/http/list.ts';
 import type { HistoryRow } from './history.repo.ts';
 
 export interface HistoryViewRow extends HistoryRow {
@@ -29,20 +30,18 @@ export async function findHistoryEntry(db: Executor, tenant: string, historyId: 
   return historyView(db, tenant).where('h.history_id', '=', historyId).executeTakeFirst();
 }
 
-/** The asset's timeline, newest first. */
-export async function listHistory(
-  db: Executor,
-  tenant: string,
-  assetId: string,
-  entryType: 'maintenance' | 'rmm_command' | undefined,
-  page: { limit: number; offset: number },
-): Promise<{ rows: HistoryViewRow[]; total: number }> {
+/** The asset's timeline, newest first (the query takes no sort or order); ties break on history_id. */
+export function historyList(db: Executor, tenant: string, assetId: string, entryType: 'maintenance' | 'rmm_command' | undefined) {
   let base = db.selectFrom('asset_history as h').where('h.tenant', '=', tenant).where('h.asset_id', '=', assetId);
   if (entryType) base = base.where('h.entry_type', '=', entryType);
   let q = historyView(db, tenant).where('h.asset_id', '=', assetId);
   if (entryType) q = q.where('h.entry_type', '=', entryType);
-  const rows = q.orderBy('h.performed_at', 'desc').orderBy('h.history_id', 'desc').limit(page.limit).offset(page.offset);
-  const count = base.select((eb) => eb.fn.countAll<number>().as('n'));
-  const [list, n] = await Promise.all([rows.execute(), count.executeTakeFirstOrThrow()]);
-  return { rows: list, total: Number(n.n) };
+  return defineList({
+    from: base,
+    page: q,
+    sorts: { performed_at: ['h.performed_at'] },
+    defaultSort: 'performed_at',
+    defaultOrder: 'desc',
+    tieBreaker: 'h.history_id',
+  });
 }

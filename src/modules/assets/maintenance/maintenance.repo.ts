@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import type { AssetMaintenanceSchedulesTable } from '../../../platform/db/schema.assets.ts';
+import { defineList } from '../../../platform/http/list.ts';
 
 export type ScheduleRow = Selectable<AssetMaintenanceSchedulesTable>;
 
@@ -26,22 +27,23 @@ export interface ScheduleFilter {
   isActive?: boolean;
   isOverdue?: boolean;
   today: string;
-  sort: 'next_due' | 'schedule_name' | 'created_at';
-  order: 'asc' | 'desc';
-  updatedSince?: Date;
 }
 
-export async function listSchedules(db: Executor, tenant: string, assetId: string, f: ScheduleFilter, page: { limit: number; offset: number }): Promise<{ rows: ScheduleRow[]; total: number }> {
+/** The asset's schedules, soonest due first by default; ties break on schedule_id in the requested direction. */
+export function scheduleList(db: Executor, tenant: string, assetId: string, f: ScheduleFilter) {
   let q = db.selectFrom('asset_maintenance_schedules as s').where('s.tenant', '=', tenant).where('s.asset_id', '=', assetId);
   if (f.isActive !== undefined) q = q.where('s.is_active', '=', f.isActive);
-  if (f.updatedSince !== undefined) q = q.where('s.updated_at', '>=', f.updatedSince);
   if (f.isOverdue === true) q = q.where('s.is_active', '=', true).where('s.next_due', '<', f.today);
   if (f.isOverdue === false) q = q.where((eb) => eb.or([eb('s.is_active', '=', false), eb('s.next_due', '>=', f.today)]));
-  const first = f.sort === 'schedule_name' ? q.orderBy(sql`lower(s.schedule_name)`, f.order) : q.orderBy(`s.${f.sort}`, f.order);
-  const rows = first.orderBy('s.schedule_id', f.order).selectAll('s').limit(page.limit).offset(page.offset);
-  const count = q.select((eb) => eb.fn.countAll<number>().as('n'));
-  const [list, n] = await Promise.all([rows.execute(), count.executeTakeFirstOrThrow()]);
-  return { rows: list, total: Number(n.n) };
+  return defineList({
+    from: q,
+    page: q.selectAll('s'),
+    sorts: { next_due: ['s.next_due'], schedule_name: [sql`lower(s.schedule_name)`], created_at: ['s.created_at'] },
+    defaultSort: 'next_due',
+    defaultOrder: 'asc',
+    tieBreaker: 's.schedule_id',
+    updatedAt: 's.updated_at',
+  });
 }
 
 /** Overdue active schedules and the earliest next_due among active ones (summary). */

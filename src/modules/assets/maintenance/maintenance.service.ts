@@ -5,17 +5,17 @@ import { withTransaction, type Executor } from '../../../platform/db/executor.ts
 import type { DB } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
 import { notFound, validation } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { optionalText, requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { requireVisibleAsset } from '../assets.access.ts';
 import { ASSET_EVENTS, emitAssetEvent } from '../assets.events.ts';
 import { todayUtc } from '../assets.warranty.ts';
 import { viewOf } from '../assets.writes.ts';
-import { findHistoryEntry, listHistory, type HistoryViewRow } from '../history/history.list.ts';
+import { findHistoryEntry, historyList, type HistoryViewRow } from '../history/history.list.ts';
 import { recordAssetHistory } from '../history/history.repo.ts';
 import { nextOccurrence } from './maintenance.dates.ts';
-import { deleteSchedule, findSchedule, insertSchedule, listSchedules, updateSchedule, type ScheduleRow } from './maintenance.repo.ts';
+import { deleteSchedule, findSchedule, insertSchedule, scheduleList, updateSchedule, type ScheduleRow } from './maintenance.repo.ts';
 import type {
   CreateScheduleBody,
   HistoryEntry,
@@ -84,17 +84,9 @@ export function createMaintenanceService(deps: { db: Kysely<DB>; publicUrl: stri
   return {
     async list(actor: Actor, assetId: string, query: ListSchedulesQuery) {
       await requireVisibleAsset(db, actor, assetId);
-      const page = pageOf(query);
       const today = todayUtc();
-      const { rows, total } = await listSchedules(db, actor.tenant, assetId, {
-        isActive: query.is_active,
-        isOverdue: query.is_overdue,
-        today,
-        sort: query.sort ?? 'next_due',
-        order: query.order ?? 'asc',
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-      }, page);
-      return paginated(rows.map((r) => toSchedule(r, today)), total, page);
+      const filter = { isActive: query.is_active, isOverdue: query.is_overdue, today };
+      return listPage(query, scheduleList(db, actor.tenant, assetId, filter), (rows) => rows.map((r) => toSchedule(r, today)));
     },
 
     async create(actor: Actor, assetId: string, body: CreateScheduleBody): Promise<Schedule> {
@@ -200,9 +192,7 @@ export function createMaintenanceService(deps: { db: Kysely<DB>; publicUrl: stri
 
     async history(actor: Actor, assetId: string, query: ListHistoryQuery) {
       await requireVisibleAsset(db, actor, assetId);
-      const page = pageOf(query);
-      const { rows, total } = await listHistory(db, actor.tenant, assetId, query.entry_type, page);
-      return paginated(rows.map(toHistoryEntry), total, page);
+      return listPage(query, historyList(db, actor.tenant, assetId, query.entry_type), (rows) => rows.map(toHistoryEntry));
     },
   };
 }

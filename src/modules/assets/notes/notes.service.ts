@@ -6,7 +6,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
 import { AppError } from '../../../platform/http/errors.ts';
 import { isPortalActor } from '../../clients/index.ts';
-import { syncSearch } from '../../search/index.ts';
+import { syncSearch } from '../../../platform/search/writer.ts';
 import { requireVisibleAsset, type AssetRow } from '../assets.access.ts';
 import { emitAssetUpdated } from '../assets.events.ts';
 import { updateAsset } from '../assets.repo.ts';

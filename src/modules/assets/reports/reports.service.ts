@@ -79,9 +79,8 @@ export function createReportsService(deps: { db: Kysely<DB> }) {
      */
     async export(actor: Actor, query: ExportQuery): Promise<ExportStream> {
       const filter = assetFilterOf(actor, query);
-      const order = { sort: query.sort ?? 'created_at', order: query.order ?? 'desc' } as const;
       const today = todayUtc();
-      const batches = allAssets(db, actor.tenant, { ...filter, today }, order);
+      const batches = allAssets(db, actor.tenant, { ...filter, today }, { sort: query.sort, order: query.order });
       const first = await batches.next();
       async function* rows(): AsyncGenerator<AssetViewRow> {
         if (first.done) return;

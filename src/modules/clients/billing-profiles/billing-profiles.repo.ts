@@ -107,6 +107,6 @@ export async function replaceProfileContacts(
 }
 
 /** Takes a contact off every billing profile's list (when it moves to another client). */
-export async function removeContactFromBillingProfiles(db: Executor, tenant: string, contactId: string): Promise<void> {
+export async function removeContactFromProfiles(db: Executor, tenant: string, contactId: string): Promise<void> {
   await db.deleteFrom('billing_profile_contacts').where('tenant', '=', tenant).where('contact_id', '=', contactId).execute();
 }

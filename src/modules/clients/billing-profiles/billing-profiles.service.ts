@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
-import { withTransaction } from '../../../platform/db/executor.ts';
+import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { AppError, notFound } from '../../../platform/http/errors.ts';
 import { lockWritableClient, requireVisibleClient } from '../clients.access.ts';
@@ -11,6 +11,7 @@ import {
   findBillingProfile,
   listBillingProfiles,
   listProfileContacts,
+  removeContactFromProfiles,
   replaceProfileContacts,
   touchBillingProfile,
 } from './billing-profiles.repo.ts';
@@ -65,3 +66,11 @@ export function createBillingProfilesService(deps: { db: Kysely<DB> }) {
 }
 
 export type BillingProfilesService = ReturnType<typeof createBillingProfilesService>;
+
+/**
+ * Takes a contact off every billing profile's list, in the caller's transaction: contacts calls it when
+ * a contact moves to another client, since a profile lists only its own client's contacts.
+ */
+export function removeContactFromBillingProfiles(trx: Executor, tenant: string, contactId: string): Promise<void> {
+  return removeContactFromProfiles(trx, tenant, contactId);
+}

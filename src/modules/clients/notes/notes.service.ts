@@ -8,7 +8,7 @@ import { isPortalActor, lockWritableClient, requireVisibleClient } from '../clie
 import { emitClientUpdated } from '../clients.events.ts';
 import { updateClient, type ClientRow } from '../clients.repo.ts';
 import type { ClientNotes } from './notes.schemas.ts';
-import { syncSearch } from '../../search/index.ts';
+import { syncSearch } from '../../../platform/search/writer.ts';
 
 const toNotes = (row: Pick<ClientRow, 'notes' | 'notes_updated_at'>): ClientNotes => ({
   notes: row.notes,

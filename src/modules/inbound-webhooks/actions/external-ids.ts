@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../../platform/db/schema.ts';
 import { AppError } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
+import type { ExternalIds } from '../../../platform/actions/action.ts';
 
 /** How long a delivery may hold an external id while it creates the record (a crashed holder frees it after this). */
 const CLAIM_LEASE_MS = 60_000;
@@ -20,7 +21,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * same external id waits for the claim to resolve and then updates the record instead of creating a
  * second one. A claim whose holder died expires after a minute.
  */
-export function createExternalIds(db: Kysely<DB>, tenant: string, inboundWebhookId: string) {
+export function createExternalIds(db: Kysely<DB>, tenant: string, inboundWebhookId: string): ExternalIds {
   const row = (entityType: string, externalId: string) =>
     db.selectFrom('inbound_external_ids').where('tenant', '=', tenant).where('entity_type', '=', entityType).where('external_id', '=', externalId);
 
@@ -112,5 +113,3 @@ export function createExternalIds(db: Kysely<DB>, tenant: string, inboundWebhook
     },
   };
 }
-
-export type ExternalIds = ReturnType<typeof createExternalIds>;

@@ -1,44 +1,26 @@
-import type { ActionDefinition, ActionDeps, ActionRunner } from './action.ts';
-import { addTicketCommentByExternalId } from './add-ticket-comment.ts';
-import { changeTicketStatusByExternalId } from './change-ticket-status.ts';
-import { createTicket } from './create-ticket.ts';
-import { createProjectTask } from './create-project-task.ts';
-import { updateTicketByExternalId } from './update-ticket.ts';
-import { upsertClientByExternalId } from './upsert-client.ts';
-import { upsertContactByExternalId } from './upsert-contact.ts';
-import { upsertAssetByExternalId } from './upsert-asset.ts';
+import type { ActionDefinition, InboundAction } from '../../../platform/actions/action.ts';
 
 /**
- * Every direct action, in one list: adding an action is a new file next to this one and a line here.
- * (Asset and project-task actions join when those areas exist.)
+ * The direct actions the areas contribute in their manifests, by name and as a sorted list. Read on
+ * first use: the composition root knows every area's actions only once all areas are built.
  */
-export const ACTIONS: readonly ActionDefinition[] = [
-  createTicket,
-  updateTicketByExternalId,
-  addTicketCommentByExternalId,
-  changeTicketStatusByExternalId,
-  upsertClientByExternalId,
-  upsertContactByExternalId,
-  createProjectTask,
-  upsertAssetByExternalId,
-];
-
-export interface RegisteredAction {
-  definition: ActionDefinition;
-  run: ActionRunner;
-}
-
-export function createActionRegistry(deps: ActionDeps, actions: readonly ActionDefinition[] = ACTIONS) {
-  const byName = new Map<string, RegisteredAction>();
-  for (const definition of actions) {
-    if (byName.has(definition.name)) throw new Error(`inbound action ${definition.name} is registered twice`);
-    byName.set(definition.name, { definition, run: definition.build(deps) });
-  }
-  const sorted = [...actions].sort((a, b) => a.entity_type.localeCompare(b.entity_type) || a.name.localeCompare(b.name));
+export function createActionRegistry(actions: () => readonly InboundAction[]) {
+  let loaded: { byName: Map<string, InboundAction>; sorted: readonly ActionDefinition[] } | undefined;
+  const load = () => {
+    if (loaded) return loaded;
+    const byName = new Map<string, InboundAction>();
+    for (const action of actions()) {
+      if (byName.has(action.definition.name)) throw new Error(`inbound action ${action.definition.name} is registered twice`);
+      byName.set(action.definition.name, action);
+    }
+    const sorted = [...byName.values()].map((a) => a.definition).sort((a, b) => a.entity_type.localeCompare(b.entity_type) || a.name.localeCompare(b.name));
+    loaded = { byName, sorted };
+    return loaded;
+  };
   return {
-    get: (name: string): RegisteredAction | undefined => byName.get(name),
+    get: (name: string): InboundAction | undefined => load().byName.get(name),
     /** Sorted by entity type, then name. */
-    list: (): readonly ActionDefinition[] => sorted,
+    list: (): readonly ActionDefinition[] => load().sorted,
   };
 }
 

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
+import { defineList } from '../../../platform/http/list.ts';
 import type { InboundAuthStatus, InboundDispatchStatus, InboundWebhookDeliveriesTable } from '../../../platform/db/schema.ts';
 
 export type DeliveryRow = Selectable<InboundWebhookDeliveriesTable>;
@@ -29,11 +30,6 @@ export interface DeliveryListFilter {
   to?: Date;
   isTest?: boolean;
   isReplay?: boolean;
-  updatedSince?: Date;
-  sort: 'received_at' | 'duration_ms';
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 /** Lists never carry bodies: `request_body` is left out (`has_request_body` says whether one is kept). */
@@ -46,7 +42,8 @@ const LIST_COLUMNS = [
 
 export type DeliveryListRow = Omit<DeliveryRow, 'request_body'> & { has_request_body: boolean };
 
-export async function listDeliveries(db: Executor, tenant: string, inboundWebhookId: string, f: DeliveryListFilter): Promise<{ rows: DeliveryListRow[]; total: number }> {
+/** Newest first by default; deliveries without a duration sort last; ties break on delivery_id. */
+export function deliveryList(db: Executor, tenant: string, inboundWebhookId: string, f: DeliveryListFilter) {
   let base = db.selectFrom('inbound_webhook_deliveries').where('tenant', '=', tenant).where('inbound_webhook_id', '=', inboundWebhookId);
   if (f.authStatus !== undefined) base = base.where('auth_status', '=', f.authStatus);
   if (f.dispatchStatus !== undefined) base = base.where('dispatch_status', '=', f.dispatchStatus);
@@ -54,19 +51,15 @@ export async function listDeliveries(db: Executor, tenant: string, inboundWebhoo
   if (f.to !== undefined) base = base.where('received_at', '<', f.to);
   if (f.isTest !== undefined) base = base.where('is_test', '=', f.isTest);
   if (f.isReplay !== undefined) base = base.where('is_replay', '=', f.isReplay);
-  if (f.updatedSince !== undefined) base = base.where((eb) => eb(eb.fn.coalesce('completed_at', 'received_at'), '>=', f.updatedSince!));
-  const sorted = f.sort === 'duration_ms'
-    ? base.orderBy('duration_ms', (ob) => (f.order === 'asc' ? ob.asc() : ob.desc()).nullsLast())
-    : base.orderBy('received_at', f.order);
-  const page = sorted
-    .orderBy('delivery_id', f.order)
-    .select(LIST_COLUMNS)
-    .select(sql<boolean>`request_body is not null`.as('has_request_body'))
-    .limit(f.limit)
-    .offset(f.offset);
-  const count = base.select((eb) => eb.fn.countAll<number>().as('n'));
-  const [rows, n] = await Promise.all([page.execute(), count.executeTakeFirstOrThrow()]);
-  return { rows, total: Number(n.n) };
+  return defineList({
+    from: base,
+    page: base.select(LIST_COLUMNS).select(sql<boolean>`request_body is not null`.as('has_request_body')),
+    sorts: { received_at: ['received_at'], duration_ms: [{ by: 'duration_ms', nullsLast: true }] },
+    defaultSort: 'received_at',
+    defaultOrder: 'desc',
+    tieBreaker: 'delivery_id',
+    updatedAt: sql<Date>`coalesce(completed_at, received_at)`,
+  });
 }
 
 export type KeyClaim = { claimed: true } | { claimed: false; originalDeliveryId: string | undefined };

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { requirePermission, type Actor } from '../../../platform/auth/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { AppError, notFound } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import type { ActionRegistry } from '../actions/registry.ts';
 import type { Dispatcher, InboundCall } from '../dispatch.ts';
 import { nestsDeeper } from '../expressions.ts';
@@ -12,7 +12,7 @@ import { receiverPath } from '../inbound-webhooks.mapper.ts';
 import { findWebhook, type InboundWebhookRow } from '../inbound-webhooks.repo.ts';
 import { filterHeaders } from '../request-meta.ts';
 import { toDelivery, toDeliverySummary } from './deliveries.mapper.ts';
-import { findDelivery, listDeliveries } from './deliveries.repo.ts';
+import { deliveryList, findDelivery } from './deliveries.repo.ts';
 import type { Delivery, ListDeliveriesQuery, TestBody } from './deliveries.schemas.ts';
 
 export interface CallerMeta {
@@ -46,21 +46,15 @@ export function createDeliveriesService(deps: { db: Kysely<DB>; dispatch: Dispat
   return {
     async list(actor: Actor, webhookId: string, query: ListDeliveriesQuery) {
       await webhookOf(actor, webhookId);
-      const page = pageOf(query);
-      const { rows, total } = await listDeliveries(db, actor.tenant, webhookId, {
+      const filter = {
         authStatus: query.auth_status,
         dispatchStatus: query.dispatch_status,
         from: query.from ? new Date(query.from) : undefined,
         to: query.to ? new Date(query.to) : undefined,
         isTest: query.is_test,
         isReplay: query.is_replay,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'received_at',
-        order: query.order ?? 'desc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toDeliverySummary), total, page);
+      };
+      return listPage(query, deliveryList(db, actor.tenant, webhookId, filter), (rows) => rows.map(toDeliverySummary));
     },
 
     async get(actor: Actor, webhookId: string, deliveryId: string): Promise<Delivery> {

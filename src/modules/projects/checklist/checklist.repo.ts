@@ -1,18 +1,23 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import type { ProjectTaskChecklistItemsTable } from '../../../platform/db/schema.projects.ts';
+import { defineList } from '../../../platform/http/list.ts';
 
 export type ChecklistItemRow = Selectable<ProjectTaskChecklistItemsTable>;
 
 const items = (db: Executor, tenant: string) => db.selectFrom('project_task_checklist_items').selectAll().where('tenant', '=', tenant);
 
-export async function listChecklist(db: Executor, tenant: string, taskId: string, page: { limit: number; offset: number; order: 'asc' | 'desc'; updatedSince?: Date }): Promise<{ rows: ChecklistItemRow[]; total: number }> {
-  let q = items(db, tenant).where('task_id', '=', taskId);
-  if (page.updatedSince) q = q.where('updated_at', '>=', page.updatedSince);
-  const rows = await q.orderBy('position', page.order).orderBy('checklist_item_id', page.order).limit(page.limit).offset(page.offset).execute();
-  let c = db.selectFrom('project_task_checklist_items').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant', '=', tenant).where('task_id', '=', taskId);
-  if (page.updatedSince) c = c.where('updated_at', '>=', page.updatedSince);
-  return { rows, total: Number((await c.executeTakeFirstOrThrow()).n) };
+/** A task's checklist in position order; ties break on checklist_item_id. */
+export function checklistList(db: Executor, tenant: string, taskId: string) {
+  return defineList({
+    from: db.selectFrom('project_task_checklist_items').where('tenant', '=', tenant).where('task_id', '=', taskId),
+    page: items(db, tenant).where('task_id', '=', taskId),
+    sorts: { position: ['position'] },
+    defaultSort: 'position',
+    defaultOrder: 'asc',
+    tieBreaker: 'checklist_item_id',
+    updatedAt: 'updated_at',
+  });
 }
 
 export async function findChecklistItem(db: Executor, tenant: string, itemId: string): Promise<ChecklistItemRow | undefined> {

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction } from '../../../platform/db/executor.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { requireVisibleTask } from '../tasks/tasks.writes.ts';
-import { listChecklist } from './checklist.repo.ts';
+import { checklistList } from './checklist.repo.ts';
 import { toChecklistItem, type ChecklistItem, type CreateChecklistItemBody, type ListChecklistQuery, type UpdateChecklistItemBody } from './checklist.schemas.ts';
 import { createChecklistItemInTrx, deleteChecklistItemInTrx, updateChecklistItemInTrx } from './checklist.writes.ts';
 
@@ -14,10 +14,7 @@ export function createChecklistService(deps: { db: Kysely<DB> }) {
   return {
     async list(actor: Actor, taskId: string, query: ListChecklistQuery) {
       await requireVisibleTask(db, actor, taskId);
-      const page = pageOf(query);
-      const updatedSince = query.updated_since ? new Date(query.updated_since) : undefined;
-      const { rows, total } = await listChecklist(db, actor.tenant, taskId, { limit: page.limit, offset: page.offset, order: query.order ?? 'asc', updatedSince });
-      return paginated(rows.map(toChecklistItem), total, page);
+      return listPage(query, checklistList(db, actor.tenant, taskId), (rows) => rows.map(toChecklistItem));
     },
     create(actor: Actor, taskId: string, body: CreateChecklistItemBody): Promise<ChecklistItem> {
       return withTransaction(db, (trx) => createChecklistItemInTrx(trx, actor, taskId, body));

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import type { ProjectTaskCommentsTable } from '../../../platform/db/schema.projects.ts';
+import { defineList } from '../../../platform/http/list.ts';
 import { userDisplayName } from '../projects.repo.ts';
 
 export type CommentRow = Selectable<ProjectTaskCommentsTable>;
@@ -22,13 +23,17 @@ const commentBase = (db: Executor, tenant: string) =>
     .select(userDisplayName('u').as('author_name'))
     .where('c.tenant', '=', tenant);
 
-export async function listComments(db: Executor, tenant: string, taskId: string, page: { limit: number; offset: number; order: 'asc' | 'desc'; updatedSince?: Date }): Promise<{ rows: CommentViewRow[]; total: number }> {
-  let q = commentBase(db, tenant).where('c.task_id', '=', taskId);
-  if (page.updatedSince) q = q.where('c.updated_at', '>=', page.updatedSince);
-  const rows = await q.orderBy('c.created_at', page.order).orderBy('c.comment_id', page.order).limit(page.limit).offset(page.offset).execute();
-  let c = db.selectFrom('project_task_comments').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant', '=', tenant).where('task_id', '=', taskId);
-  if (page.updatedSince) c = c.where('updated_at', '>=', page.updatedSince);
-  return { rows, total: Number((await c.executeTakeFirstOrThrow()).n) };
+/** A task's comments, oldest first by default (ties on comment_id). The count never joins the authors. */
+export function commentList(db: Executor, tenant: string, taskId: string) {
+  return defineList({
+    from: db.selectFrom('project_task_comments as c').where('c.tenant', '=', tenant).where('c.task_id', '=', taskId),
+    page: commentBase(db, tenant).where('c.task_id', '=', taskId),
+    sorts: { created_at: ['c.created_at'] },
+    defaultSort: 'created_at',
+    defaultOrder: 'asc',
+    tieBreaker: 'c.comment_id',
+    updatedAt: 'c.updated_at',
+  });
 }
 
 export async function findComment(db: Executor, tenant: string, commentId: string): Promise<CommentViewRow | undefined> {

@@ -4,14 +4,14 @@ import { withTransaction, type Executor } from '../../../platform/db/executor.ts
 import type { DB } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
 import { AppError, notFound, validation } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { iso } from '../../../platform/time.ts';
 import { isPortalActor } from '../../clients/index.ts';
-import { syncSearch } from '../../search/index.ts';
+import { syncSearch } from '../../../platform/search/writer.ts';
 import { requireVisibleTask } from '../tasks/tasks.writes.ts';
-import { deleteComment, findComment, insertComment, listComments, reactionsOf, toggleReaction, updateCommentText, type CommentViewRow, type ReactionRow } from './comments.repo.ts';
+import { commentList, deleteComment, findComment, insertComment, reactionsOf, toggleReaction, updateCommentText, type CommentViewRow, type ReactionRow } from './comments.repo.ts';
 import type { CreateTaskCommentBody, ListCommentsQuery, ReactionBody, ReactionSummary, TaskComment, UpdateTaskCommentBody } from './comments.schemas.ts';
 
 const SHORTCODE = /^:[a-z0-9_+-]{1,30}:$/;
@@ -72,15 +72,10 @@ export function createTaskCommentsService(deps: { db: Kysely<DB> }) {
   return {
     async list(actor: Actor, taskId: string, query: ListCommentsQuery) {
       await requireVisibleTask(db, actor, taskId);
-      const page = pageOf(query);
-      const { rows, total } = await listComments(db, actor.tenant, taskId, {
-        limit: page.limit,
-        offset: page.offset,
-        order: query.order ?? 'asc',
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
+      return listPage(query, commentList(db, actor.tenant, taskId), async (rows) => {
+        const reactions = await reactionsOf(db, actor.tenant, rows.map((r) => r.comment_id));
+        return rows.map((r) => toComment(r, summarize(reactions.filter((x) => x.comment_id === r.comment_id), actor.userId)));
       });
-      const reactions = await reactionsOf(db, actor.tenant, rows.map((r) => r.comment_id));
-      return paginated(rows.map((r) => toComment(r, summarize(reactions.filter((x) => x.comment_id === r.comment_id), actor.userId))), total, page);
     },
 
     async create(actor: Actor, taskId: string, body: CreateTaskCommentBody): Promise<TaskComment> {

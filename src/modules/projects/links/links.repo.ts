@@ -1,17 +1,13 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
+import { defineList } from '../../../platform/http/list.ts';
 
 export interface LinkListFilter {
   onlyClientId?: string;
   phaseId?: string;
   taskId?: string;
   isClosed?: boolean;
-  updatedSince?: Date;
   linkId?: string;
-  sort: 'linked_at' | 'ticket_number';
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 /** A task link shows the task's current phase, so moving the task between phases keeps the listing true. */
@@ -25,12 +21,11 @@ const base = (db: Executor, tenant: string, projectId: string) =>
     .where('l.project_id', '=', projectId);
 type Base = ReturnType<typeof base>;
 
-function filtered(q: Base, f: Omit<LinkListFilter, 'sort' | 'order' | 'limit' | 'offset'>): Base {
+function filtered(q: Base, f: LinkListFilter): Base {
   if (f.onlyClientId !== undefined) q = q.where('t.client_id', '=', f.onlyClientId);
   if (f.phaseId !== undefined) q = q.where('ph.phase_id', '=', f.phaseId);
   if (f.taskId !== undefined) q = q.where('l.task_id', '=', f.taskId);
   if (f.isClosed !== undefined) q = q.where('t.is_closed', '=', f.isClosed);
-  if (f.updatedSince !== undefined) q = q.where('t.updated_at', '>=', f.updatedSince);
   if (f.linkId !== undefined) q = q.where('l.link_id', '=', f.linkId);
   return q;
 }
@@ -47,16 +42,17 @@ function withColumns(q: Base) {
 }
 export type LinkViewRow = Awaited<ReturnType<ReturnType<typeof withColumns>['execute']>>[number];
 
-export async function listLinks(db: Executor, tenant: string, projectId: string, f: LinkListFilter): Promise<{ rows: LinkViewRow[]; total: number }> {
-  const dir = f.order;
-  const page = withColumns(filtered(base(db, tenant, projectId), f))
-    .orderBy(f.sort === 'ticket_number' ? 't.ticket_seq' : 'l.created_at', dir)
-    .orderBy('l.link_id', dir)
-    .limit(f.limit)
-    .offset(f.offset);
-  const rows = await page.execute();
-  const n = await filtered(base(db, tenant, projectId), f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return { rows, total: Number(n.n) };
+/** A project's links; `updated_since` means the ticket changed since. Ties break on link_id in the same direction. */
+export function linkList(db: Executor, tenant: string, projectId: string, f: LinkListFilter) {
+  return defineList({
+    from: filtered(base(db, tenant, projectId), f),
+    page: withColumns(filtered(base(db, tenant, projectId), f)),
+    sorts: { linked_at: ['l.created_at'], ticket_number: ['t.ticket_seq'] },
+    defaultSort: 'linked_at',
+    defaultOrder: 'asc',
+    tieBreaker: 'l.link_id',
+    updatedAt: 't.updated_at',
+  });
 }
 
 export async function findLinkView(db: Executor, tenant: string, projectId: string, linkId: string): Promise<LinkViewRow | undefined> {

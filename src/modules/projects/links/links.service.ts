@@ -3,13 +3,13 @@ import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction } from '../../../platform/db/executor.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { AppError, conflict, notFound, validation } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { newId } from '../../../platform/ids.ts';
 import { iso } from '../../../platform/time.ts';
 import { portalClientId } from '../../clients/index.ts';
 import { requireVisibleTicket } from '../../tickets/index.ts';
 import { requireVisibleProject } from '../projects.rules.ts';
-import { deleteTicketLinks, findLinkView, findPhaseOf, findSameLink, findTaskOf, insertLink, listLinks, type LinkViewRow } from './links.repo.ts';
+import { deleteTicketLinks, findLinkView, findPhaseOf, findSameLink, findTaskOf, insertLink, linkList, type LinkViewRow } from './links.repo.ts';
 import type { LinkTicketBody, ListLinksQuery, ProjectTicketLink } from './links.schemas.ts';
 
 function toLink(row: LinkViewRow): ProjectTicketLink {
@@ -30,19 +30,8 @@ export function createLinksService(deps: { db: Kysely<DB> }) {
     /** Client-portal keys see the links of their own client's tickets only (their project's others stay hidden). */
     async list(actor: Actor, projectId: string, query: ListLinksQuery) {
       await requireVisibleProject(db, actor, projectId);
-      const page = pageOf(query);
-      const { rows, total } = await listLinks(db, actor.tenant, projectId, {
-        onlyClientId: portalClientId(actor),
-        phaseId: query.phase_id,
-        taskId: query.task_id,
-        isClosed: query.is_closed,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'linked_at',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toLink), total, page);
+      const filter = { onlyClientId: portalClientId(actor), phaseId: query.phase_id, taskId: query.task_id, isClosed: query.is_closed };
+      return listPage(query, linkList(db, actor.tenant, projectId, filter), (rows) => rows.map(toLink));
     },
 
     /**

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import type { ProjectPhasesTable } from '../../../platform/db/schema.projects.ts';
+import { defineList } from '../../../platform/http/list.ts';
 
 export type PhaseRow = Selectable<ProjectPhasesTable>;
 export interface PhaseViewRow extends PhaseRow {
@@ -10,17 +11,22 @@ export interface PhaseViewRow extends PhaseRow {
 const taskCount = sql<number>`(select count(*)::int from project_tasks pt where pt.tenant = ph.tenant and pt.phase_id = ph.phase_id)`;
 const phaseBase = (db: Executor, tenant: string) => db.selectFrom('project_phases as ph').selectAll('ph').select(taskCount.as('task_count')).where('ph.tenant', '=', tenant);
 
-export async function listPhases(db: Executor, tenant: string, projectId: string, page?: { limit: number; offset: number; order: 'asc' | 'desc'; updatedSince?: Date }): Promise<PhaseViewRow[]> {
-  let q = phaseBase(db, tenant).where('ph.project_id', '=', projectId);
-  if (page?.updatedSince) q = q.where('ph.updated_at', '>=', page.updatedSince);
-  q = q.orderBy('ph.position', page?.order ?? 'asc').orderBy('ph.phase_id', page?.order ?? 'asc');
-  return page ? q.limit(page.limit).offset(page.offset).execute() : q.execute();
+/** Every phase of the project, in position order (ties on phase_id). */
+export async function listPhases(db: Executor, tenant: string, projectId: string): Promise<PhaseViewRow[]> {
+  return phaseBase(db, tenant).where('ph.project_id', '=', projectId).orderBy('ph.position', 'asc').orderBy('ph.phase_id', 'asc').execute();
 }
 
-export async function countPhasesSince(db: Executor, tenant: string, projectId: string, updatedSince?: Date): Promise<number> {
-  let q = db.selectFrom('project_phases').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant', '=', tenant).where('project_id', '=', projectId);
-  if (updatedSince) q = q.where('updated_at', '>=', updatedSince);
-  return Number((await q.executeTakeFirstOrThrow()).n);
+/** A project's phases in position order; ties break on phase_id. The count never runs the task-count subquery. */
+export function phaseList(db: Executor, tenant: string, projectId: string) {
+  return defineList({
+    from: db.selectFrom('project_phases as ph').where('ph.tenant', '=', tenant).where('ph.project_id', '=', projectId),
+    page: phaseBase(db, tenant).where('ph.project_id', '=', projectId),
+    sorts: { position: ['ph.position'] },
+    defaultSort: 'position',
+    defaultOrder: 'asc',
+    tieBreaker: 'ph.phase_id',
+    updatedAt: 'ph.updated_at',
+  });
 }
 
 export async function findPhase(db: Executor, tenant: string, phaseId: string): Promise<PhaseViewRow | undefined> {

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction } from '../../../platform/db/executor.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { requireVisibleProject } from '../projects.rules.ts';
-import { countPhasesSince, listPhases } from './phases.repo.ts';
+import { phaseList } from './phases.repo.ts';
 import { toPhase, type CreatePhaseBody, type ListPhasesQuery, type Phase, type UpdatePhaseBody } from './phases.schemas.ts';
 import { createPhaseInTrx, deletePhaseInTrx, updatePhaseInTrx } from './phases.writes.ts';
 
@@ -13,10 +13,7 @@ export function createPhasesService(deps: { db: Kysely<DB> }) {
   return {
     async list(actor: Actor, projectId: string, query: ListPhasesQuery) {
       await requireVisibleProject(db, actor, projectId);
-      const page = pageOf(query);
-      const updatedSince = query.updated_since ? new Date(query.updated_since) : undefined;
-      const rows = await listPhases(db, actor.tenant, projectId, { limit: page.limit, offset: page.offset, order: query.order ?? 'asc', updatedSince });
-      return paginated(rows.map(toPhase), await countPhasesSince(db, actor.tenant, projectId, updatedSince), page);
+      return listPage(query, phaseList(db, actor.tenant, projectId), (rows) => rows.map(toPhase));
     },
     create(actor: Actor, projectId: string, body: CreatePhaseBody): Promise<Phase> {
       return withTransaction(db, (trx) => createPhaseInTrx(trx, actor, projectId, body));

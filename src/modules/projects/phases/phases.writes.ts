@@ -5,7 +5,7 @@ import { assertIfMatch } from '../../../platform/http/etag.ts';
 import { conflict, notFound } from '../../../platform/http/errors.ts';
 import { optionalText, requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
-import { syncSearch } from '../../search/index.ts';
+import { syncSearch } from '../../../platform/search/writer.ts';
 import { checkDates, requireVisibleProject } from '../projects.rules.ts';
 import { resyncPhaseTasks } from '../projects.resync.ts';
 import { countPhases, deletePhase, findPhase, insertPhase, shiftPhases, updatePhase, type PhaseViewRow } from './phases.repo.ts';

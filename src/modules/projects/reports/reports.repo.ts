@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
+import { defineList } from '../../../platform/http/list.ts';
 import { filteredProjects, type ProjectFilter } from '../projects.repo.ts';
 
 /** Keyset page of matching project ids by project number (stable while rows are added or removed). */
@@ -8,23 +9,27 @@ export async function pageProjectIds(db: Executor, tenant: string, f: ProjectFil
 }
 
 /**
- * One page of search hits and the total: an exact project number first, then names starting with the
- * query, then the rest by name.
+ * Search hits: an exact project number first, then names starting with the query, then the rest by name
+ * (the query takes no sort or order, so this one ordering always runs ascending). Only the ids are paged;
+ * the service loads their views. `updated_since` is part of the shared filter, so `updatedAt` stays out.
  */
-export async function searchProjectIds(db: Executor, tenant: string, f: ProjectFilter & { query: string }, limit: number, offset: number) {
+export function projectSearchList(db: Executor, tenant: string, f: ProjectFilter & { query: string }) {
   const exact = f.query.toLowerCase();
   const prefix = `${f.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows = await filteredProjects(db, tenant, f)
-    .select('p.project_id')
-    .orderBy(sql`lower(p.project_number) = ${exact}`, 'desc')
-    .orderBy(sql`p.project_name ilike ${prefix}`, 'desc')
-    .orderBy(sql`lower(p.project_name)`)
-    .orderBy('p.project_id')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-  const n = await filteredProjects(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return { ids: rows.map((r) => r.project_id), total: Number(n.n) };
+  return defineList({
+    from: filteredProjects(db, tenant, f),
+    page: filteredProjects(db, tenant, f).select('p.project_id'),
+    sorts: {
+      relevance: [
+        { by: sql`lower(p.project_number) = ${exact}`, reverse: true },
+        { by: sql`p.project_name ilike ${prefix}`, reverse: true },
+        sql`lower(p.project_name)`,
+      ],
+    },
+    defaultSort: 'relevance',
+    defaultOrder: 'asc',
+    tieBreaker: 'p.project_id',
+  });
 }
 
 /** Counts per status (every status of the tenant, zero included) and the hour totals of the matching projects. */

@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { exportStream, type ExportStream } from '../../../platform/http/export-stream.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { emptyPage, listPage } from '../../../platform/http/list.ts';
 import { toProject } from '../projects.mapper.ts';
 import { findProjectViews, type ProjectFilter } from '../projects.repo.ts';
 import type { Project } from '../projects.schemas.ts';
 import { projectFilterOf } from '../projects.service.ts';
-import { pageProjectIds, projectStats, searchProjectIds } from './reports.repo.ts';
+import { pageProjectIds, projectSearchList, projectStats } from './reports.repo.ts';
 import type { ExportProjectsQuery, ProjectStats, SearchProjectsQuery, StatsQuery } from './reports.schemas.ts';
 
 /** The columns of a CSV export, in order (the API's field names). */
@@ -64,11 +64,12 @@ export function createReportsService(deps: { db: Kysely<DB>; exportBatch?: numbe
     },
 
     async search(actor: Actor, query: SearchProjectsQuery) {
-      const page = pageOf(query);
       const text = query.query.trim();
-      if (text === '') return paginated([], 0, page);
-      const { ids, total } = await searchProjectIds(db, actor.tenant, { ...projectFilterOf(actor, query), query: text }, page.limit, page.offset);
-      return paginated(byInput(ids, (await findProjectViews(db, actor.tenant, ids)).map(toProject)), total, page);
+      if (text === '') return emptyPage(query);
+      return listPage(query, projectSearchList(db, actor.tenant, { ...projectFilterOf(actor, query), query: text }), async (rows) => {
+        const ids = rows.map((r) => r.project_id);
+        return byInput(ids, (await findProjectViews(db, actor.tenant, ids)).map(toProject));
+      });
     },
 
     async stats(actor: Actor, query: StatsQuery): Promise<ProjectStats> {

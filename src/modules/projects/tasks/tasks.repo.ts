@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import type { ProjectTasksTable } from '../../../platform/db/schema.projects.ts';
+import { defineList } from '../../../platform/http/list.ts';
 import { userDisplayName } from '../projects.repo.ts';
 
 export type TaskRow = Selectable<ProjectTasksTable>;
@@ -97,11 +98,6 @@ export interface TaskListFilter {
   statusMappingId?: string;
   assignedTo?: string;
   isCompleted?: boolean;
-  updatedSince?: Date;
-  sort: (typeof TASK_SORTS)[number];
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filtered(q: TaskBase, f: TaskListFilter): TaskBase {
@@ -110,21 +106,26 @@ function filtered(q: TaskBase, f: TaskListFilter): TaskBase {
   if (f.statusMappingId !== undefined) q = q.where('t.status_mapping_id', '=', f.statusMappingId);
   if (f.assignedTo !== undefined) q = q.where('t.assigned_to', '=', f.assignedTo);
   if (f.isCompleted !== undefined) q = q.where('t.completed_at', f.isCompleted ? 'is not' : 'is', null);
-  if (f.updatedSince !== undefined) q = q.where('t.updated_at', '>=', f.updatedSince);
   return q;
 }
 
-/** One page and the total. `position` orders by the phase's position, then the task's. */
-export async function listTasks(db: Executor, tenant: string, f: TaskListFilter): Promise<{ rows: TaskViewRow[]; total: number }> {
-  const dir = f.order;
-  let page = withNames(filtered(taskBase(db, tenant), f));
-  if (f.sort === 'position') page = page.orderBy('ph.position', dir).orderBy('t.position', dir);
-  else if (f.sort === 'due_date') page = page.orderBy('t.due_date', (ob) => (dir === 'asc' ? ob.asc() : ob.desc()).nullsLast());
-  else if (f.sort === 'task_name') page = page.orderBy(sql`lower(t.task_name)`, dir);
-  else page = page.orderBy(`t.${f.sort}`, dir);
-  const rows = await page.orderBy('t.task_id', dir).limit(f.limit).offset(f.offset).execute();
-  const n = await filtered(taskBase(db, tenant), f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return { rows: rows as TaskViewRow[], total: Number(n.n) };
+/** The page is joined for its names, the count is not. `position` orders by the phase's position, then the task's; ties break on task_id. */
+export function taskList(db: Executor, tenant: string, f: TaskListFilter) {
+  return defineList({
+    from: filtered(taskBase(db, tenant), f),
+    page: withNames(filtered(taskBase(db, tenant), f)),
+    sorts: {
+      position: ['ph.position', 't.position'],
+      due_date: [{ by: 't.due_date', nullsLast: true }],
+      created_at: ['t.created_at'],
+      updated_at: ['t.updated_at'],
+      task_name: [sql`lower(t.task_name)`],
+    },
+    defaultSort: 'position',
+    defaultOrder: 'asc',
+    tieBreaker: 't.task_id',
+    updatedAt: 't.updated_at',
+  });
 }
 
 export async function listTaskIds(db: Executor, tenant: string, afterId: string | null, limit: number): Promise<string[]> {

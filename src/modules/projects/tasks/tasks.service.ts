@@ -3,11 +3,11 @@ import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction } from '../../../platform/db/executor.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { findPhase } from '../phases/phases.repo.ts';
 import { requireVisibleProject } from '../projects.rules.ts';
 import { toTask } from './tasks.mapper.ts';
-import { listTasks } from './tasks.repo.ts';
+import { taskList } from './tasks.repo.ts';
 import type { CreateTaskBody, ListPhaseTasksQuery, ListProjectTasksQuery, Task, UpdateTaskBody } from './tasks.schemas.ts';
 import { createTaskInTrx, deleteTaskInTrx, requireVisibleTask, updateTaskInTrx } from './tasks.writes.ts';
 
@@ -15,20 +15,8 @@ export function createTasksService(deps: { db: Kysely<DB>; publicUrl: string }) 
   const { db, publicUrl } = deps;
 
   async function list(actor: Actor, projectId: string, query: ListProjectTasksQuery) {
-    const page = pageOf(query);
-    const { rows, total } = await listTasks(db, actor.tenant, {
-      projectId,
-      phaseId: query.phase_id,
-      statusMappingId: query.status_mapping_id,
-      assignedTo: query.assigned_to,
-      isCompleted: query.is_completed,
-      updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-      sort: query.sort ?? 'position',
-      order: query.order ?? 'asc',
-      limit: page.limit,
-      offset: page.offset,
-    });
-    return paginated(rows.map(toTask), total, page);
+    const filter = { projectId, phaseId: query.phase_id, statusMappingId: query.status_mapping_id, assignedTo: query.assigned_to, isCompleted: query.is_completed };
+    return listPage(query, taskList(db, actor.tenant, filter), (rows) => rows.map(toTask));
   }
 
   return {

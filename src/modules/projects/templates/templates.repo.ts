@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import { likePattern } from '../../../platform/db/like.ts';
 import type { ProjectTemplatesTable } from '../../../platform/db/schema.project-templates.ts';
+import { defineList } from '../../../platform/http/list.ts';
 import { newId } from '../../../platform/ids.ts';
 
 export type TemplateRow = Selectable<ProjectTemplatesTable>;
@@ -49,35 +50,30 @@ export async function findTemplate(db: Executor, tenant: string, templateId: str
 export interface TemplateListFilter {
   category?: string;
   search?: string;
-  updatedSince?: Date;
-  sort: 'template_name' | 'created_at' | 'updated_at' | 'use_count';
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
-export async function listTemplates(db: Executor, tenant: string, f: TemplateListFilter): Promise<{ rows: TemplateSummaryRow[]; total: number }> {
-  let base = db.selectFrom('project_templates').where('tenant', '=', tenant);
-  if (f.category !== undefined) base = base.where(sql<boolean>`lower(category) = lower(${f.category})`);
+function filteredTemplates(db: Executor, tenant: string, f: TemplateListFilter) {
+  let q = db.selectFrom('project_templates').where('tenant', '=', tenant);
+  if (f.category !== undefined) q = q.where(sql<boolean>`lower(category) = lower(${f.category})`);
   if (f.search !== undefined) {
     const pattern = likePattern(f.search);
-    base = base.where((eb) => eb.or([eb('template_name', 'ilike', pattern), eb('description', 'ilike', pattern)]));
+    q = q.where((eb) => eb.or([eb('template_name', 'ilike', pattern), eb('description', 'ilike', pattern)]));
   }
-  if (f.updatedSince !== undefined) base = base.where('updated_at', '>=', f.updatedSince);
+  return q;
+}
+
+/** Templates with their phase and task counts; ties break on template_id in the requested direction. */
+export function templateList(db: Executor, tenant: string, f: TemplateListFilter) {
   const c = counts(tenant);
-  const sortExpr = f.sort === 'template_name' ? sql`lower(template_name)` : sql.ref(f.sort);
-  const [rows, total] = await Promise.all([
-    base
-      .selectAll()
-      .select([c.phase_count.as('phase_count'), c.task_count.as('task_count')])
-      .orderBy(sortExpr, f.order)
-      .orderBy('template_id', f.order)
-      .limit(f.limit)
-      .offset(f.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  return defineList({
+    from: filteredTemplates(db, tenant, f),
+    page: filteredTemplates(db, tenant, f).selectAll().select([c.phase_count.as('phase_count'), c.task_count.as('task_count')]),
+    sorts: { template_name: [sql`lower(template_name)`], created_at: ['created_at'], updated_at: ['updated_at'], use_count: ['use_count'] },
+    defaultSort: 'template_name',
+    defaultOrder: 'asc',
+    tieBreaker: 'template_id',
+    updatedAt: 'updated_at',
+  });
 }
 
 export async function insertTemplate(

@@ -4,7 +4,7 @@ import { withTransaction, type Executor } from '../../../platform/db/executor.ts
 import type { DB } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
 import { notFound, validation } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { optionalText, requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { toTemplate, toTemplateSummary } from './templates.mapper.ts';
@@ -15,9 +15,9 @@ import {
   insertTemplate,
   insertTemplateTree,
   listCategories,
-  listTemplates,
   loadTemplateContent,
   replaceStatusMappings,
+  templateList,
   updateTemplateRow,
   type TemplateSummaryRow,
   type TemplateTree,
@@ -53,17 +53,8 @@ export function createTemplatesService(deps: { db: Kysely<DB> }) {
   return {
     async list(actor: Actor, query: ListTemplatesQuery) {
       assertInternalActor(actor);
-      const page = pageOf(query);
-      const { rows, total } = await listTemplates(db, actor.tenant, {
-        category: query.category?.trim() || undefined,
-        search: query.search?.trim() || undefined,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'template_name',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toTemplateSummary), total, page);
+      const filter = { category: query.category?.trim() || undefined, search: query.search?.trim() || undefined };
+      return listPage(query, templateList(db, actor.tenant, filter), (rows) => rows.map(toTemplateSummary));
     },
 
     async categories(actor: Actor) {

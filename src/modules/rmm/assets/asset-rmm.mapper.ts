@@ -1,7 +1,7 @@
 import { iso } from '../../../platform/time.ts';
 import type { RmmDevice, RmmSoftware } from '../providers/provider.ts';
 import type { LinkRow } from './asset-rmm.repo.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { pageOfArray } from '../../../platform/http/list.ts';
 import type { AssetRmm, SoftwareQuery } from './asset-rmm.schemas.ts';
 
 export function toAssetRmm(row: LinkRow): AssetRmm {
@@ -33,9 +33,8 @@ export function toSoftwarePage(row: LinkRow, query: SoftwareQuery) {
     if (y === null) return -1;
     return x.localeCompare(y) * dir;
   });
-  const page = pageOf(query);
   return {
-    ...paginated(sorted.slice(page.offset, page.offset + page.limit), sorted.length, page),
+    ...pageOfArray(query, sorted),
     meta: { asset_id: row.asset_id, device_id: row.external_device_id, last_synced_at: iso(row.last_synced_at) },
   };
 }

@@ -1,33 +1,37 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import type { RmmIntegrationsTable } from '../../../platform/db/schema.rmm.ts';
+import { defineList } from '../../../platform/http/list.ts';
 
 export type IntegrationRow = Selectable<RmmIntegrationsTable> & { linked_asset_count: number };
 
-function withCount(db: Executor, tenant: string) {
-  return db
-    .selectFrom('rmm_integrations as i')
-    .selectAll('i')
-    .select((eb) =>
-      eb
-        .selectFrom('asset_rmm_links as l')
-        .select((e) => e.fn.countAll<string>().as('n'))
-        .whereRef('l.tenant', '=', 'i.tenant')
-        .whereRef('l.integration_id', '=', 'i.integration_id')
-        .as('linked_asset_count'),
-    )
-    .where('i.tenant', '=', tenant);
+function integrationsOf(db: Executor, tenant: string) {
+  return db.selectFrom('rmm_integrations as i').where('i.tenant', '=', tenant);
 }
 
-const normalise = <T extends { linked_asset_count: unknown }>(row: T) => ({ ...row, linked_asset_count: Number(row.linked_asset_count ?? 0) });
+function withCount(q: ReturnType<typeof integrationsOf>) {
+  return q.selectAll('i').select((eb) =>
+    eb
+      .selectFrom('asset_rmm_links as l')
+      .select((e) => e.fn.countAll<string>().as('n'))
+      .whereRef('l.tenant', '=', 'i.tenant')
+      .whereRef('l.integration_id', '=', 'i.integration_id')
+      .as('linked_asset_count'),
+  );
+}
+
+/** A row as read (the linked count comes back as a string) → an IntegrationRow. */
+export function integrationRowOf(row: Selectable<RmmIntegrationsTable> & { linked_asset_count: unknown }): IntegrationRow {
+  return { ...row, linked_asset_count: Number(row.linked_asset_count ?? 0) };
+}
 
 export async function findIntegrationRow(db: Executor, tenant: string, integrationId: string, lock = false): Promise<IntegrationRow | undefined> {
   if (lock) {
     // FOR UPDATE cannot sit on a query with an aggregate sub-select on every engine; lock first, then read.
     await db.selectFrom('rmm_integrations').select('integration_id').where('tenant', '=', tenant).where('integration_id', '=', integrationId).forUpdate().execute();
   }
-  const row = await withCount(db, tenant).where('i.integration_id', '=', integrationId).executeTakeFirst();
-  return row ? (normalise(row) as IntegrationRow) : undefined;
+  const row = await withCount(integrationsOf(db, tenant)).where('i.integration_id', '=', integrationId).executeTakeFirst();
+  return row ? integrationRowOf(row) : undefined;
 }
 
 export async function insertIntegration(db: Executor, row: Insertable<RmmIntegrationsTable>): Promise<void> {
@@ -51,31 +55,25 @@ export async function nameTaken(db: Executor, tenant: string, name: string, exce
 export interface IntegrationListFilter {
   provider?: string;
   isActive?: boolean;
-  updatedSince?: Date;
-  sort: 'name' | 'created_at' | 'updated_at';
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
-function filtered(db: Executor, tenant: string, f: IntegrationListFilter) {
-  let q = withCount(db, tenant);
+/**
+ * Newest first by default; ties break on integration_id in the requested direction. The count never
+ * reads the linked assets; the page carries each one's count (`integrationRowOf` reads it).
+ */
+export function integrationList(db: Executor, tenant: string, f: IntegrationListFilter) {
+  let q = integrationsOf(db, tenant);
   if (f.provider !== undefined) q = q.where('i.provider', '=', f.provider);
   if (f.isActive !== undefined) q = q.where('i.is_active', '=', f.isActive);
-  if (f.updatedSince !== undefined) q = q.where('i.updated_at', '>=', f.updatedSince);
-  return q;
-}
-
-export async function listIntegrations(db: Executor, tenant: string, f: IntegrationListFilter): Promise<{ rows: IntegrationRow[]; total: number }> {
-  const q = filtered(db, tenant, f);
-  const sorted = f.sort === 'name' ? q.orderBy(sql`lower(i.name)`, f.order) : q.orderBy(`i.${f.sort}`, f.order);
-  const rows = await sorted.orderBy('i.integration_id', f.order).limit(f.limit).offset(f.offset).execute();
-  let c = db.selectFrom('rmm_integrations').select((eb) => eb.fn.countAll<string>().as('n')).where('tenant', '=', tenant);
-  if (f.provider !== undefined) c = c.where('provider', '=', f.provider);
-  if (f.isActive !== undefined) c = c.where('is_active', '=', f.isActive);
-  if (f.updatedSince !== undefined) c = c.where('updated_at', '>=', f.updatedSince);
-  const n = await c.executeTakeFirstOrThrow();
-  return { rows: rows.map((r) => normalise(r) as IntegrationRow), total: Number(n.n) };
+  return defineList({
+    from: q,
+    page: withCount(q),
+    sorts: { name: [sql`lower(i.name)`], created_at: ['i.created_at'], updated_at: ['i.updated_at'] },
+    defaultSort: 'created_at',
+    defaultOrder: 'desc',
+    tieBreaker: 'i.integration_id',
+    updatedAt: 'i.updated_at',
+  });
 }
 
 /** device id → asset id for the integration's linked devices (to mark them in a pick list). */

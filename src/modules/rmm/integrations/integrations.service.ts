@@ -7,7 +7,7 @@ import type { DB } from '../../../platform/db/schema.ts';
 import type { RmmIntegrationsTable } from '../../../platform/db/schema.rmm.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
 import { conflict, notFound, unprocessable, validation } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage, pageOfArray } from '../../../platform/http/list.ts';
 import { requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { UnsafeTargetError, type OutboundClient } from '../../../platform/net/outbound-http.ts';
@@ -21,8 +21,9 @@ import {
   deleteIntegration,
   findIntegrationRow,
   insertIntegration,
+  integrationList,
+  integrationRowOf,
   linkedDevices,
-  listIntegrations,
   nameTaken,
   updateIntegration,
   type IntegrationRow,
@@ -82,17 +83,8 @@ export function createIntegrationsService(deps: RmmDeps) {
 
   return {
     async list(actor: Actor, query: ListIntegrationsQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listIntegrations(db, actor.tenant, {
-        provider: query.provider,
-        isActive: query.is_active,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'created_at',
-        order: query.order ?? 'desc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toIntegration), total, page);
+      const filter = { provider: query.provider, isActive: query.is_active };
+      return listPage(query, integrationList(db, actor.tenant, filter), (rows) => rows.map((r) => toIntegration(integrationRowOf(r))));
     },
 
     async get(actor: Actor, id: string): Promise<Integration> {
@@ -209,8 +201,7 @@ export function createIntegrationsService(deps: RmmDeps) {
         .filter((d) => !query.status || d.status === query.status)
         .filter((d) => query.linked === undefined || (d.linked_asset_id !== null) === query.linked)
         .sort((a, b) => a.hostname.localeCompare(b.hostname) || a.device_id.localeCompare(b.device_id));
-      const page = pageOf(query);
-      return paginated(rows.slice(page.offset, page.offset + page.limit), rows.length, page);
+      return pageOfArray(query, rows);
     },
   };
 }

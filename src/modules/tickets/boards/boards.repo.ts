@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import { likePattern } from '../../../platform/db/like.ts';
 import type { BoardsTable, TicketStatusesTable } from '../../../platform/db/schema.ts';
-import type { BoardSortField, StatusSortField } from './boards.schemas.ts';
+import { defineList } from '../../../platform/http/list.ts';
 
 export type BoardRow = Selectable<BoardsTable>;
 export type StatusRow = Selectable<TicketStatusesTable>;
@@ -60,30 +60,31 @@ export async function countBoardDependents(db: Executor, tenant: string, boardId
 export interface BoardListFilter {
   isActive?: boolean;
   search?: string;
-  updatedSince?: Date;
-  sort: BoardSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filteredBoards(db: Executor, tenant: string, f: BoardListFilter) {
   let q = db.selectFrom('boards as b').where('b.tenant', '=', tenant);
   if (f.isActive !== undefined) q = q.where('b.is_active', '=', f.isActive);
-  if (f.updatedSince !== undefined) q = q.where('b.updated_at', '>=', f.updatedSince);
   if (f.search !== undefined) q = q.where('b.board_name', 'ilike', likePattern(f.search));
   return q;
 }
 
-export async function listBoards(db: Executor, tenant: string, f: BoardListFilter): Promise<{ rows: BoardRow[]; total: number }> {
-  const q = filteredBoards(db, tenant, f).selectAll('b');
-  let sorted = f.sort === 'board_name' ? q.orderBy(sql`lower(b.board_name)`, f.order) : q.orderBy(`b.${f.sort}`, f.order);
-  if (f.sort === 'display_order') sorted = sorted.orderBy(sql`lower(b.board_name)`, f.order);
-  const [rows, n] = await Promise.all([
-    sorted.orderBy('b.board_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    filteredBoards(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** Boards sharing a display_order sort by name; ties break on board_id. */
+export function boardList(db: Executor, tenant: string, f: BoardListFilter) {
+  return defineList({
+    from: filteredBoards(db, tenant, f),
+    page: filteredBoards(db, tenant, f).selectAll('b'),
+    sorts: {
+      display_order: ['b.display_order', sql`lower(b.board_name)`],
+      board_name: [sql`lower(b.board_name)`],
+      created_at: ['b.created_at'],
+      updated_at: ['b.updated_at'],
+    },
+    defaultSort: 'display_order',
+    defaultOrder: 'asc',
+    tieBreaker: 'b.board_id',
+    updatedAt: 'b.updated_at',
+  });
 }
 
 export async function findStatus(db: Executor, tenant: string, statusId: string, lock = false): Promise<StatusRow | undefined> {
@@ -157,27 +158,28 @@ export async function countTicketsInStatus(db: Executor, tenant: string, statusI
 
 export interface StatusListFilter {
   isClosed?: boolean;
-  updatedSince?: Date;
-  sort: StatusSortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filteredStatuses(db: Executor, tenant: string, boardId: string, f: StatusListFilter) {
   let q = db.selectFrom('ticket_statuses as s').where('s.tenant', '=', tenant).where('s.board_id', '=', boardId);
   if (f.isClosed !== undefined) q = q.where('s.is_closed', '=', f.isClosed);
-  if (f.updatedSince !== undefined) q = q.where('s.updated_at', '>=', f.updatedSince);
   return q;
 }
 
-export async function listStatuses(db: Executor, tenant: string, boardId: string, f: StatusListFilter): Promise<{ rows: StatusRow[]; total: number }> {
-  const q = filteredStatuses(db, tenant, boardId, f).selectAll('s');
-  let sorted = f.sort === 'name' ? q.orderBy(sql`lower(s.name)`, f.order) : q.orderBy(`s.${f.sort}`, f.order);
-  if (f.sort === 'order_number') sorted = sorted.orderBy(sql`lower(s.name)`, f.order);
-  const [rows, n] = await Promise.all([
-    sorted.orderBy('s.status_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    filteredStatuses(db, tenant, boardId, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** Statuses sharing an order_number sort by name; ties break on status_id. */
+export function statusList(db: Executor, tenant: string, boardId: string, f: StatusListFilter) {
+  return defineList({
+    from: filteredStatuses(db, tenant, boardId, f),
+    page: filteredStatuses(db, tenant, boardId, f).selectAll('s'),
+    sorts: {
+      order_number: ['s.order_number', sql`lower(s.name)`],
+      name: [sql`lower(s.name)`],
+      created_at: ['s.created_at'],
+      updated_at: ['s.updated_at'],
+    },
+    defaultSort: 'order_number',
+    defaultOrder: 'asc',
+    tieBreaker: 's.status_id',
+    updatedAt: 's.updated_at',
+  });
 }

@@ -1,6 +1,6 @@
 import type { Executor } from '../../../platform/db/executor.ts';
 import { joined, listIdsOf } from '../../../platform/search/indexing.ts';
-import type { SearchIndexer } from '../../search/index.ts';
+import type { SearchIndexer } from '../../../platform/search/types.ts';
 
 /** Ticket boards: name and description. Settings records: no client, so portal keys never see them. */
 export const boardSearchIndexer: SearchIndexer = {

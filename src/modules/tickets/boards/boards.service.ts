@@ -1,16 +1,17 @@
 import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
-import { syncSearch } from '../../search/index.ts';
+import { syncSearch } from '../../../platform/search/writer.ts';
 import { boardChildren } from './boards.search.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
 import type { BoardsTable, DB, TicketStatusesTable } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
 import { conflict, notFound, unprocessable, validation } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { optionalText, requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { toBoard } from './boards.mapper.ts';
 import {
+  boardList,
   clearDefaultBoard,
   countBoardDependents,
   deleteBoard,
@@ -19,7 +20,6 @@ import {
   findDefaultBoard,
   insertBoard,
   insertStatuses,
-  listBoards,
   updateBoard,
   type BoardRow,
 } from './boards.repo.ts';
@@ -103,17 +103,8 @@ export function createBoardsService(deps: { db: Kysely<DB> }) {
 
   return {
     async list(actor: Actor, query: ListBoardsQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listBoards(db, actor.tenant, {
-        isActive: query.is_active,
-        search: query.search?.trim() || undefined,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'display_order',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toBoard), total, page);
+      const filter = { isActive: query.is_active, search: query.search?.trim() || undefined };
+      return listPage(query, boardList(db, actor.tenant, filter), (rows) => rows.map(toBoard));
     },
 
     async get(actor: Actor, id: string): Promise<Board> {

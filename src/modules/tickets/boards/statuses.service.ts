@@ -1,11 +1,11 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
-import { syncSearch } from '../../search/index.ts';
+import { syncSearch } from '../../../platform/search/writer.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
 import type { DB, TicketStatusesTable } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
 import { conflict, notFound, unprocessable } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { toStatus } from './boards.mapper.ts';
@@ -16,8 +16,8 @@ import {
   findStatus,
   findStatusIdByName,
   insertStatuses,
-  listStatuses,
   nextStatusOrder,
+  statusList,
   updateStatus,
   type StatusRow,
 } from './boards.repo.ts';
@@ -52,16 +52,7 @@ export function createStatusesService(deps: { db: Kysely<DB> }) {
   return {
     async list(actor: Actor, boardId: string, query: ListStatusesQuery) {
       await requireBoard(db, actor.tenant, boardId);
-      const page = pageOf(query);
-      const { rows, total } = await listStatuses(db, actor.tenant, boardId, {
-        isClosed: query.is_closed,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'order_number',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toStatus), total, page);
+      return listPage(query, statusList(db, actor.tenant, boardId, { isClosed: query.is_closed }), (rows) => rows.map(toStatus));
     },
 
     async get(actor: Actor, boardId: string, statusId: string): Promise<Status> {

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import { likePattern } from '../../../platform/db/like.ts';
 import type { TicketCategoriesTable } from '../../../platform/db/schema.ts';
-import type { CategorySortField } from './categories.schemas.ts';
+import { defineList } from '../../../platform/http/list.ts';
 
 export type CategoryRow = Selectable<TicketCategoriesTable>;
 
@@ -79,11 +79,6 @@ export interface CategoryListFilter {
   parentId?: string;
   topLevel?: boolean;
   search?: string;
-  updatedSince?: Date;
-  sort: CategorySortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filteredCategories(db: Executor, tenant: string, f: CategoryListFilter) {
@@ -91,17 +86,19 @@ function filteredCategories(db: Executor, tenant: string, f: CategoryListFilter)
   if (f.boardId !== undefined) q = q.where('c.board_id', '=', f.boardId);
   if (f.parentId !== undefined) q = q.where('c.parent_category_id', '=', f.parentId);
   if (f.topLevel !== undefined) q = q.where('c.parent_category_id', f.topLevel ? 'is' : 'is not', null);
-  if (f.updatedSince !== undefined) q = q.where('c.updated_at', '>=', f.updatedSince);
   if (f.search !== undefined) q = q.where('c.category_name', 'ilike', likePattern(f.search));
   return q;
 }
 
-export async function listCategories(db: Executor, tenant: string, f: CategoryListFilter): Promise<{ rows: CategoryRow[]; total: number }> {
-  const q = filteredCategories(db, tenant, f).selectAll('c');
-  const sorted = f.sort === 'category_name' ? q.orderBy(sql`lower(c.category_name)`, f.order) : q.orderBy(`c.${f.sort}`, f.order);
-  const [rows, n] = await Promise.all([
-    sorted.orderBy('c.category_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    filteredCategories(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** Ties break on category_id in the requested direction. */
+export function categoryList(db: Executor, tenant: string, f: CategoryListFilter) {
+  return defineList({
+    from: filteredCategories(db, tenant, f),
+    page: filteredCategories(db, tenant, f).selectAll('c'),
+    sorts: { category_name: [sql`lower(c.category_name)`], created_at: ['c.created_at'], updated_at: ['c.updated_at'] },
+    defaultSort: 'category_name',
+    defaultOrder: 'asc',
+    tieBreaker: 'c.category_id',
+    updatedAt: 'c.updated_at',
+  });
 }

@@ -1,23 +1,23 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
-import { syncSearch } from '../../search/index.ts';
+import { syncSearch } from '../../../platform/search/writer.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
 import type { DB, TicketCategoriesTable } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
 import { conflict, notFound, validation } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { findBoard } from '../boards/boards.repo.ts';
 import { toCategory } from './categories.mapper.ts';
 import {
+  categoryList,
   countSubcategories,
   countTicketsInCategoryTree,
   deleteCategory,
   findCategory,
   findSiblingByName,
   insertCategory,
-  listCategories,
   setSubcategoriesBoard,
   updateCategory,
   type CategoryRow,
@@ -69,19 +69,13 @@ export function createCategoriesService(deps: { db: Kysely<DB> }) {
 
   return {
     async list(actor: Actor, query: ListCategoriesQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listCategories(db, actor.tenant, {
+      const filter = {
         boardId: query.board_id,
         parentId: query.parent_category_id,
         topLevel: query.top_level,
         search: query.search?.trim() || undefined,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'category_name',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toCategory), total, page);
+      };
+      return listPage(query, categoryList(db, actor.tenant, filter), (rows) => rows.map(toCategory));
     },
 
     async get(actor: Actor, id: string): Promise<Category> {

@@ -1,5 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
+import { defineList } from '../../../platform/http/list.ts';
 import type { TicketCommentsTable } from '../../../platform/db/schema.ts';
 
 export interface CommentViewRow {
@@ -39,25 +40,24 @@ export interface CommentListFilter {
   /** false for client-portal users: internal notes are left out (of the total too). */
   includeInternal: boolean;
   isInternal?: boolean;
-  updatedSince?: Date;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filtered(db: Executor, tenant: string, ticketId: string, f: CommentListFilter) {
   let q = commentsOf(db, tenant, ticketId);
   if (!f.includeInternal) q = q.where('c.is_internal', '=', false);
   if (f.isInternal !== undefined) q = q.where('c.is_internal', '=', f.isInternal);
-  if (f.updatedSince !== undefined) q = q.where('c.updated_at', '>=', f.updatedSince);
   return q;
 }
 
 /** One page, oldest first by default (ties on comment_id), and the total. */
-export async function listComments(db: Executor, tenant: string, ticketId: string, f: CommentListFilter): Promise<{ rows: CommentViewRow[]; total: number }> {
-  const [rows, n] = await Promise.all([
-    withAuthor(filtered(db, tenant, ticketId, f)).orderBy('c.created_at', f.order).orderBy('c.comment_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    filtered(db, tenant, ticketId, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+export function commentList(db: Executor, tenant: string, ticketId: string, f: CommentListFilter) {
+  return defineList({
+    from: filtered(db, tenant, ticketId, f),
+    page: withAuthor(filtered(db, tenant, ticketId, f)),
+    sorts: { created_at: ['c.created_at'] },
+    defaultSort: 'created_at',
+    defaultOrder: 'asc',
+    tieBreaker: 'c.comment_id',
+    updatedAt: 'c.updated_at',
+  });
 }

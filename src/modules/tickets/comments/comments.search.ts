@@ -1,6 +1,6 @@
 import type { Executor } from '../../../platform/db/executor.ts';
 import { listIdsOf } from '../../../platform/search/indexing.ts';
-import type { SearchIndexer } from '../../search/index.ts';
+import type { SearchIndexer } from '../../../platform/search/types.ts';
 
 /**
  * Ticket comments: titled after their ticket (`Comment on T-000012`), the ticket's title as subtitle,

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { can, requirePermission, type Actor } from '../../../platform/auth/context.ts';
 import { withTransaction } from '../../../platform/db/executor.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import { TICKET_EVENTS } from '../../../platform/events/catalogue.ts';
+import { TICKET_EVENTS } from '../tickets.vocabulary.ts';
 import { AppError, notFound } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { isPortalActor } from '../../clients/index.ts';
@@ -12,8 +12,8 @@ import { emitTicketEvents, suppressOf } from '../tickets.events.ts';
 import { findTicketView, updateTicket } from '../tickets.repo.ts';
 import { requireVisibleTicket } from '../tickets.rules.ts';
 import { toComment, toCommentData } from './comments.mapper.ts';
-import { syncSearch } from '../../search/index.ts';
-import { findCommentView, insertComment, listComments } from './comments.repo.ts';
+import { syncSearch } from '../../../platform/search/writer.ts';
+import { commentList, findCommentView, insertComment } from './comments.repo.ts';
 import type { Comment, CreateCommentBody, ListCommentsQuery } from './comments.schemas.ts';
 
 /**
@@ -27,16 +27,8 @@ export function createCommentsService(deps: { db: Kysely<DB>; publicUrl: string 
   return {
     async list(actor: Actor, ticketId: string, query: ListCommentsQuery) {
       await requireVisibleTicket(db, actor, ticketId);
-      const page = pageOf(query);
-      const { rows, total } = await listComments(db, actor.tenant, ticketId, {
-        includeInternal: !isPortalActor(actor),
-        isInternal: query.is_internal,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toComment), total, page);
+      const filter = { includeInternal: !isPortalActor(actor), isInternal: query.is_internal };
+      return listPage(query, commentList(db, actor.tenant, ticketId, filter), (rows) => rows.map(toComment));
     },
 
     async get(actor: Actor, ticketId: string, commentId: string): Promise<Comment> {

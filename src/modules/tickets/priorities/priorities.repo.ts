@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import type { TicketPrioritiesTable } from '../../../platform/db/schema.ts';
-import type { PrioritySortField } from './priorities.schemas.ts';
+import { defineList } from '../../../platform/http/list.ts';
 
 export type PriorityRow = Selectable<TicketPrioritiesTable>;
 
@@ -60,27 +60,21 @@ export async function countTicketsWithPriority(db: Executor, tenant: string, pri
   return Number(row.n);
 }
 
-export interface PriorityListFilter {
-  updatedSince?: Date;
-  sort: PrioritySortField;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
-}
-
-function filteredPriorities(db: Executor, tenant: string, f: PriorityListFilter) {
-  let q = db.selectFrom('ticket_priorities as p').where('p.tenant', '=', tenant);
-  if (f.updatedSince !== undefined) q = q.where('p.updated_at', '>=', f.updatedSince);
-  return q;
-}
-
-export async function listPriorities(db: Executor, tenant: string, f: PriorityListFilter): Promise<{ rows: PriorityRow[]; total: number }> {
-  const q = filteredPriorities(db, tenant, f).selectAll('p');
-  let sorted = f.sort === 'priority_name' ? q.orderBy(sql`lower(p.priority_name)`, f.order) : q.orderBy(`p.${f.sort}`, f.order);
-  if (f.sort === 'order_number') sorted = sorted.orderBy(sql`lower(p.priority_name)`, f.order);
-  const [rows, n] = await Promise.all([
-    sorted.orderBy('p.priority_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    filteredPriorities(db, tenant, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** Priorities sharing an order_number sort by name; ties break on priority_id. */
+export function priorityList(db: Executor, tenant: string) {
+  const q = db.selectFrom('ticket_priorities as p').where('p.tenant', '=', tenant);
+  return defineList({
+    from: q,
+    page: q.selectAll('p'),
+    sorts: {
+      order_number: ['p.order_number', sql`lower(p.priority_name)`],
+      priority_name: [sql`lower(p.priority_name)`],
+      created_at: ['p.created_at'],
+      updated_at: ['p.updated_at'],
+    },
+    defaultSort: 'order_number',
+    defaultOrder: 'asc',
+    tieBreaker: 'p.priority_id',
+    updatedAt: 'p.updated_at',
+  });
 }

@@ -4,7 +4,7 @@ import { withTransaction, type Executor } from '../../../platform/db/executor.ts
 import type { DB, TicketPrioritiesTable } from '../../../platform/db/schema.ts';
 import { assertIfMatch } from '../../../platform/http/etag.ts';
 import { conflict, notFound } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { toPriority } from './priorities.mapper.ts';
@@ -16,8 +16,8 @@ import {
   findPriority,
   findPriorityIdByName,
   insertPriorities,
-  listPriorities,
   nextPriorityOrder,
+  priorityList,
   updatePriority,
   type PriorityRow,
 } from './priorities.repo.ts';
@@ -42,15 +42,7 @@ export function createPrioritiesService(deps: { db: Kysely<DB> }) {
 
   return {
     async list(actor: Actor, query: ListPrioritiesQuery) {
-      const page = pageOf(query);
-      const { rows, total } = await listPriorities(db, actor.tenant, {
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        sort: query.sort ?? 'order_number',
-        order: query.order ?? 'asc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toPriority), total, page);
+      return listPage(query, priorityList(db, actor.tenant), (rows) => rows.map(toPriority));
     },
 
     async get(actor: Actor, id: string): Promise<Priority> {

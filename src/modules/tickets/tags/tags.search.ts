@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
-import type { SearchIndexer } from '../../search/index.ts';
+import type { SearchIndexer } from '../../../platform/search/types.ts';
 
 /**
  * Tags have no table of their own: a tag is a text on tickets (`ticket_tags`), unique per ticket

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
-import { syncSearch } from '../../search/index.ts';
+import { syncSearch } from '../../../platform/search/writer.ts';
 
 // Kept apart from the indexer so the indexer registry never imports the sync module back (cycle).
 /** Re-indexes the tags with these texts (added or removed on a ticket). */

@@ -1,5 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
+import { defineList } from '../../../platform/http/list.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryStatus } from '../../../platform/db/schema.ts';
 import type { DeliveryRow } from '../webhooks.repo.ts';
 
@@ -38,10 +39,6 @@ export interface DeliveryListFilter {
   isTest?: boolean;
   from?: Date;
   to?: Date;
-  updatedSince?: Date;
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
 }
 
 function filtered(db: Executor, tenant: string, webhookId: string, f: DeliveryListFilter) {
@@ -51,15 +48,19 @@ function filtered(db: Executor, tenant: string, webhookId: string, f: DeliveryLi
   if (f.isTest !== undefined) q = q.where('is_test', '=', f.isTest);
   if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
   if (f.to !== undefined) q = q.where('created_at', '<', f.to);
-  // A delivery changes when it is created and when it is attempted.
-  if (f.updatedSince !== undefined) q = q.where(sql<Date>`greatest(created_at, attempted_at)`, '>=', f.updatedSince);
   return q;
 }
 
-export async function listDeliveries(db: Executor, tenant: string, webhookId: string, f: DeliveryListFilter): Promise<{ rows: DeliveryRow[]; total: number }> {
-  const [rows, n] = await Promise.all([
-    filtered(db, tenant, webhookId, f).selectAll().orderBy('created_at', f.order).orderBy('delivery_id', f.order).limit(f.limit).offset(f.offset).execute(),
-    filtered(db, tenant, webhookId, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n.n) };
+/** The webhook's attempts, newest first by default; ties break on delivery_id. */
+export function deliveryList(db: Executor, tenant: string, webhookId: string, f: DeliveryListFilter) {
+  return defineList({
+    from: filtered(db, tenant, webhookId, f),
+    page: filtered(db, tenant, webhookId, f).selectAll(),
+    sorts: { created_at: ['created_at'] },
+    defaultSort: 'created_at',
+    defaultOrder: 'desc',
+    tieBreaker: 'delivery_id',
+    // A delivery changes when it is created and when it is attempted.
+    updatedAt: sql<Date>`greatest(created_at, attempted_at)`,
+  });
 }

@@ -3,11 +3,11 @@ import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction } from '../../../platform/db/executor.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { conflict, notFound } from '../../../platform/http/errors.ts';
-import { pageOf, paginated } from '../../../platform/http/pagination.ts';
+import { listPage } from '../../../platform/http/list.ts';
 import { newId } from '../../../platform/ids.ts';
 import { findWebhookRow, notifyDispatchers } from '../webhooks.repo.ts';
 import { toDelivery } from './deliveries.mapper.ts';
-import { eventAttempts, findDelivery, insertDelivery, listDeliveries } from './deliveries.repo.ts';
+import { deliveryList, eventAttempts, findDelivery, insertDelivery } from './deliveries.repo.ts';
 import type { Delivery, ListDeliveriesQuery } from './deliveries.schemas.ts';
 
 export function createDeliveriesService(deps: { db: Kysely<DB> }) {
@@ -21,19 +21,14 @@ export function createDeliveriesService(deps: { db: Kysely<DB> }) {
     /** The webhook's attempts, newest first (order=asc for oldest first). */
     async list(actor: Actor, webhookId: string, query: ListDeliveriesQuery) {
       await requireWebhookId(actor.tenant, webhookId);
-      const page = pageOf(query);
-      const { rows, total } = await listDeliveries(db, actor.tenant, webhookId, {
+      const filter = {
         status: query.status,
         eventType: query.event_type,
         isTest: query.is_test,
         from: query.from ? new Date(query.from) : undefined,
         to: query.to ? new Date(query.to) : undefined,
-        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        order: query.order ?? 'desc',
-        limit: page.limit,
-        offset: page.offset,
-      });
-      return paginated(rows.map(toDelivery), total, page);
+      };
+      return listPage(query, deliveryList(db, actor.tenant, webhookId, filter), (rows) => rows.map(toDelivery));
     },
 
     async get(actor: Actor, webhookId: string, deliveryId: string): Promise<Delivery> {

@@ -12,6 +12,7 @@ import * as assetRmm from './2026_11_21_0010_asset_rmm.ts';
 import * as projects from './2026_11_21_0011_projects.ts';
 import * as projectTemplates from './2026_11_21_0012_project_templates_links.ts';
 import * as searchLexicon from './2026_11_21_0013_search_lexicon.ts';
+import * as jobs from './2026_11_24_0014_jobs.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0011_projects': projects,
   '2026_11_21_0012_project_templates_links': projectTemplates,
   '2026_11_21_0013_search_lexicon': searchLexicon,
+  '2026_11_24_0014_jobs': jobs,
 };

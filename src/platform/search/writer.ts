@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../platform/db/executor.ts';
-import { SEARCH_INDEXERS } from './indexers.ts';
-import { addToLexicon } from './lexicon.ts';
-import type { SearchDocument, SearchType } from './search.types.ts';
+import type { Executor } from '../db/executor.ts';
+import { addToLexicon } from './lexicon-words.ts';
+import { searchIndexerOf } from './registry.ts';
+import type { SearchDocument } from './types.ts';
 
 const SYNC_CHUNK = 1000;
 
@@ -12,8 +12,8 @@ const SYNC_CHUNK = 1000;
  * searchable at once and a rolled-back one leaves no trace. Ids whose record is gone are removed,
  * together with the rows that name them as parent (comments of a deleted ticket, tasks of a phase).
  */
-export async function syncSearch(db: Executor, tenant: string, type: SearchType, ids: readonly string[]): Promise<void> {
-  const indexer = SEARCH_INDEXERS[type];
+export async function syncSearch(db: Executor, tenant: string, type: string, ids: readonly string[]): Promise<void> {
+  const indexer = searchIndexerOf(type);
   if (!indexer || ids.length === 0) return;
   const unique = [...new Set(ids)];
   // Chunked so a write touching many rows (a client rename re-titles all its tickets) stays bounded per statement.
@@ -27,7 +27,7 @@ export async function syncSearch(db: Executor, tenant: string, type: SearchType,
 }
 
 /** Removes records (and, level by level, the rows whose parent they are) from the index. */
-export async function removeFromSearch(db: Executor, tenant: string, type: SearchType, ids: readonly string[]): Promise<void> {
+export async function removeFromSearch(db: Executor, tenant: string, type: string, ids: readonly string[]): Promise<void> {
   let level: { object_type: string; object_id: string }[] = ids.map((id) => ({ object_type: type, object_id: id }));
   while (level.length > 0) {
     const types = level.map((r) => r.object_type);

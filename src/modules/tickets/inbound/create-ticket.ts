@@ -1,25 +1,26 @@
-import { createTicketsModule, type TicketsService } from '../../tickets/index.ts';
+import type { TicketsService } from '../tickets.service.ts';
 import { AppError, validation } from '../../../platform/http/errors.ts';
-import { defineAction, externalIdField, pick } from './action.ts';
-import { bodyChecker } from './support.ts';
-import { TICKET_BODY_KEYS, TICKET_FIELDS, TicketCreateInput, referenceResolver } from './ticket-inputs.ts';
+import { defineAction, externalIdField, pick, type InboundAction } from '../../../platform/actions/action.ts';
+import { bodyChecker } from '../../../platform/actions/support.ts';
+import { TICKET_BODY_KEYS, TICKET_FIELDS, TicketCreateInput, type ReferenceResolver } from './ticket-inputs.ts';
 
-export const createTicket = defineAction({
-  name: 'create_ticket',
-  entity_type: 'ticket',
-  display_name: 'Create a ticket',
-  description: 'Creates a ticket through the tickets service (ticket.created goes out like for any other ticket). With external_id, the ticket is recorded under it for the *_by_external_id actions, and a second delivery with the same external_id is refused instead of creating a duplicate.',
-  permissions: ['ticket:create'],
-  target_fields: [
-    { name: 'title', type: 'string', required: true, max_length: 255, description: 'Not blank' },
-    ...TICKET_FIELDS,
-    externalIdField(false, 'ticket'),
-  ],
-  build: (deps) => {
-    const tickets = createTicketsModule({ db: deps.db, publicUrl: deps.config.publicUrl }).service;
-    const resolve = referenceResolver(deps);
-    const check = bodyChecker(TicketCreateInput);
-    return async (ctx, input) => {
+export function createTicket(deps: { tickets: TicketsService; resolve: ReferenceResolver }): InboundAction {
+  const { tickets, resolve } = deps;
+  const check = bodyChecker(TicketCreateInput);
+  return defineAction(
+    {
+      name: 'create_ticket',
+      entity_type: 'ticket',
+      display_name: 'Create a ticket',
+      description: 'Creates a ticket through the tickets service (ticket.created goes out like for any other ticket). With external_id, the ticket is recorded under it for the *_by_external_id actions, and a second delivery with the same external_id is refused instead of creating a duplicate.',
+      permissions: ['ticket:create'],
+      target_fields: [
+        { name: 'title', type: 'string', required: true, max_length: 255, description: 'Not blank' },
+        ...TICKET_FIELDS,
+        externalIdField(false, 'ticket'),
+      ],
+    },
+    async (ctx, input) => {
       const body = pick(input, TICKET_BODY_KEYS);
       await resolve(ctx, input, body);
       if (body.client_id === undefined) throw validation('client_id', 'map client_id or client_external_id: a ticket needs a client');
@@ -42,6 +43,6 @@ export const createTicket = defineAction({
         });
       }
       return { action: 'create_ticket', entity_type: 'ticket', entity_id: outcome.entityId, external_id: externalId, operation: 'created', ticket_number: outcome.value };
-    };
-  },
-});
+    },
+  );
+}

@@ -1,12 +1,9 @@
-import type { Kysely } from 'kysely';
-import type { Config } from '../../../config.ts';
-import type { Actor } from '../../../platform/auth/context.ts';
-import type { DB } from '../../../platform/db/schema.ts';
-import type { ExternalIds } from './external-ids.ts';
+import type { Actor } from '../auth/context.ts';
 
 /**
- * A direct action: what a `direct_action` inbound webhook does with the mapped fields. One file per
- * action, listed once in registry.ts. Actions call the same services as the REST API, so they apply the
+ * A direct action: what a `direct_action` inbound webhook does with the mapped fields. Each area
+ * defines the actions on its records next to its services and lists them in its manifest; the
+ * inbound-webhooks area runs them. Actions call the same services as the REST API, so they apply the
  * same rules and emit the same events.
  */
 
@@ -36,6 +33,20 @@ export interface ActionResult {
   [extra: string]: unknown;
 }
 
+/**
+ * The tenant's map from a sender's ids to records (implemented by the inbound-webhooks area): creation
+ * under an external id happens at most once across concurrent deliveries.
+ */
+export interface ExternalIds {
+  find(entityType: string, externalId: string): Promise<string | undefined>;
+  forget(entityType: string, externalId: string, entityId: string): Promise<void>;
+  createOnce<T>(
+    entityType: string,
+    externalId: string,
+    create: () => Promise<{ entityId: string; value: T }>,
+  ): Promise<{ created: true; entityId: string; value: T } | { created: false; entityId: string }>;
+}
+
 export interface ActionContext {
   /** The configuration's creator, with their current role permissions. */
   actor: Actor;
@@ -49,11 +60,6 @@ export type ActionInput = Record<string, unknown>;
 
 export type ActionRunner = (ctx: ActionContext, input: ActionInput) => Promise<ActionResult>;
 
-export interface ActionDeps {
-  db: Kysely<DB>;
-  config: Readonly<Config>;
-}
-
 export interface ActionDefinition {
   name: string;
   entity_type: string;
@@ -62,11 +68,15 @@ export interface ActionDefinition {
   /** Permissions the creator needs (checked at save and at every dispatch). */
   permissions: readonly string[];
   target_fields: readonly TargetField[];
-  /** Builds the runner once per app: takes the area's service from its module's index.ts. */
-  build(deps: ActionDeps): ActionRunner;
 }
 
-export const defineAction = (definition: ActionDefinition): ActionDefinition => definition;
+/** An action as an area contributes it: what it is, and its runner bound to the area's services. */
+export interface InboundAction {
+  definition: ActionDefinition;
+  run: ActionRunner;
+}
+
+export const defineAction = (definition: ActionDefinition, run: ActionRunner): InboundAction => ({ definition, run });
 
 /** The common `external_id` target field. */
 export const externalIdField = (required: boolean, what: string): TargetField => ({

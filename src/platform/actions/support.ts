@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import * as addFormatsModule from 'ajv-formats';
 import type { Static, TSchema } from 'typebox';
-import { AppError, ERROR_STATUS } from '../../../platform/http/errors.ts';
+import { AppError, ERROR_STATUS } from '../http/errors.ts';
 import type { ActionContext } from './action.ts';
 
 // ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.

@@ -1,17 +1,12 @@
-import type { ActionContext, ActionInput, TargetField } from './action.ts';
-import { found, requireMapped } from './support.ts';
-import { createClientsModule } from '../../clients/index.ts';
-import { createContactsModule } from '../../contacts/index.ts';
-import type { ActionDeps } from './action.ts';
+import type { ActionContext, ActionInput, TargetField } from '../../../platform/actions/action.ts';
+import { found, requireMapped } from '../../../platform/actions/support.ts';
 import { validation } from '../../../platform/http/errors.ts';
+import type { ClientsService } from '../../clients/index.ts';
+import type { ContactsService } from '../../contacts/index.ts';
 
 /** The ticket endpoints' own request contracts: mapped fields meet the same bounds and formats an API caller does. */
-export {
-  CreateTicketBody as TicketCreateInput,
-  UpdateTicketBody as TicketUpdateInput,
-  TicketStatusBody as TicketStatusInput,
-  CreateCommentBody as TicketCommentInput,
-} from '../../tickets/index.ts';
+export { CreateTicketBody as TicketCreateInput, UpdateTicketBody as TicketUpdateInput, TicketStatusBody as TicketStatusInput } from '../tickets.schemas.ts';
+export { CreateCommentBody as TicketCommentInput } from '../comments/comments.schemas.ts';
 
 export const SUPPRESS_FIELDS: readonly TargetField[] = [
   { name: 'suppress_contact_notifications', type: 'boolean', required: false, description: 'Do not notify the ticket\'s contact about this change' },
@@ -46,9 +41,7 @@ export const TICKET_BODY_KEYS = [
  * Resolves client_external_id / contact_external_id into client_id / contact_name_id (a miss fails
  * the delivery as unprocessable), refusing both forms of one reference.
  */
-export function referenceResolver(deps: ActionDeps) {
-  const clients = createClientsModule({ db: deps.db }).service;
-  const contacts = createContactsModule({ db: deps.db }).service;
+export function referenceResolver(clients: Pick<ClientsService, 'get'>, contacts: Pick<ContactsService, 'get'>) {
   return async (ctx: ActionContext, input: ActionInput, body: Record<string, unknown>): Promise<void> => {
     if (input.client_external_id !== undefined) {
       if (input.client_id !== undefined) throw validation('client_external_id', 'map either client_id or client_external_id, not both');
@@ -60,3 +53,5 @@ export function referenceResolver(deps: ActionDeps) {
     }
   };
 }
+
+export type ReferenceResolver = ReturnType<typeof referenceResolver>;

@@ -1,0 +1,51 @@
+/** The tenant of system work (schedule runs, retention): the nil UUID, which is no tenants row. */
+export const SYSTEM_TENANT = '00000000-0000-0000-0000-000000000000';
+
+/** NOTIFY channel of the jobs table: enqueue() wakes idle runners at commit. */
+export const JOBS_CHANNEL = 'psa_jobs';
+
+export interface JobContext {
+  tenant: string;
+  jobId: string;
+  /** 1 on the first run; a re-claimed job (crashed worker) or a retry counts up. */
+  attempt: number;
+}
+
+/**
+ * A job kind, registered with the runner by name. Delivery is at least once (a crashed worker's job
+ * runs again after its lease), so handle() must be idempotent; a throw is retried with backoff.
+ */
+export interface JobDefinition<P = Record<string, unknown>> {
+  name: string;
+  handle(payload: P, ctx: JobContext): Promise<void>;
+  /** Failed runs before the job is `dead` (default 10). */
+  maxAttempts?: number;
+  /** Delay before retry n (1-based; default exponential from 1 s, capped at an hour). */
+  backoff?: (attempt: number) => number;
+}
+
+interface ScheduleBase {
+  /** Unique across schedules; names the schedule row and the runs' dedupe keys. */
+  name: string;
+  /** Five fields (or six with seconds), evaluated in UTC. */
+  cron: string;
+}
+
+/**
+ * A schedule whose runs are its own job (named after the schedule). A failed run is not retried: the
+ * next due time is its retry, as for any periodic housekeeping (maxAttempts overrides that).
+ */
+export interface RunSchedule extends ScheduleBase {
+  run(): Promise<void>;
+  maxAttempts?: number;
+}
+
+/** A schedule that enqueues a registered job with a fixed payload. */
+export interface JobSchedule extends ScheduleBase {
+  job: string;
+  payload?: Record<string, unknown>;
+}
+
+export type ScheduleDefinition = RunSchedule | JobSchedule;
+
+export const defaultBackoff = (attempt: number): number => Math.min(60 * 60_000, 1000 * 2 ** (attempt - 1));
