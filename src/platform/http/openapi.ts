@@ -41,7 +41,9 @@ function documentRoute(route: RouteOptions): void {
   const permission = route.config?.permission;
   if (permission) {
     const list = typeof permission === 'string' ? [permission] : permission;
-    schema.description = `${schema.description ? `${schema.description}\n\n` : ''}Requires permission: ${list.map((p) => `\`${p}\``).join(', ')}.`;
+    const note = `Requires permission: ${list.map((p) => `\`${p}\``).join(', ')}.`;
+    // Fastify's automatic HEAD route hands the GET route's schema object through here a second time.
+    if (!schema.description?.endsWith(note)) schema.description = `${schema.description ? `${schema.description}\n\n` : ''}${note}`;
   }
   route.schema = schema;
 }
