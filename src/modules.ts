@@ -5,6 +5,7 @@ import type { AreaModule, ModuleDeps, WorkerDeps } from './modules/deps.ts';
 import { apiKeysModule } from './modules/api-keys/index.ts';
 import { assetsModule } from './modules/assets/index.ts';
 import { authModule } from './modules/auth/index.ts';
+import { billingModule } from './modules/billing/index.ts';
 import { clientsModule } from './modules/clients/index.ts';
 import { contactsModule } from './modules/contacts/index.ts';
 import { countriesModule } from './modules/countries/index.ts';
@@ -44,6 +45,7 @@ export const MODULES: readonly AreaModule[] = [
   ticketsModule,
   assetsModule,
   projectsModule,
+  billingModule,
   storageModule,
   webhooksModule,
   rmmModule,

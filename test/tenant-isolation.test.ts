@@ -113,6 +113,22 @@ beforeAll(async () => {
   const association = await created(await a.admin.post(`/api/v1/assets/${asset}/documents`, { document_id: assetDocument }), 'association_id');
   Object.assign(ids, { assetType, asset, asset2, schedule, relationship, assetDocument, association });
 });
+// Billing: tenant A's own service type, services and a product, a contract line carrying a service and
+// attached to a contract, and a second line and service that could still be attached or added.
+beforeAll(async () => {
+  const serviceType = await created(await a.admin.post('/api/v1/service-types', { name: 'Isolated type' }), 'service_type_id');
+  const item = { custom_service_type_id: serviceType, unit_of_measure: 'each', default_rate: 100 };
+  const service = await created(await a.admin.post('/api/v1/services', { ...item, service_name: 'Isolated service', billing_method: 'fixed' }), 'service_id');
+  const spareService = await created(await a.admin.post('/api/v1/services', { ...item, service_name: 'Isolated spare service', billing_method: 'fixed' }), 'service_id');
+  const product = await created(await a.admin.post('/api/v1/products', { ...item, service_name: 'Isolated product' }), 'service_id');
+  const line = { contract_line_type: 'fixed', billing_frequency: 'monthly', config: { base_rate_cents: 100 } };
+  const contractLine = await created(await a.admin.post('/api/v1/contract-lines', { ...line, contract_line_name: 'Isolated line' }), 'contract_line_id');
+  const spareLine = await created(await a.admin.post('/api/v1/contract-lines', { ...line, contract_line_name: 'Isolated spare line' }), 'contract_line_id');
+  await created(await a.admin.post(`/api/v1/contract-lines/${contractLine}/services`, { service_id: service }), 'service_id');
+  const contract = await created(await a.admin.post('/api/v1/contracts', { client_id: ids.client, contract_name: 'Isolated contract' }), 'contract_id');
+  await created(await a.admin.post(`/api/v1/contracts/${contract}/contract-lines`, { contract_line_id: contractLine }), 'contract_id');
+  Object.assign(ids, { serviceType, service, spareService, product, contractLine, spareLine, contract });
+});
 afterAll(async () => t.close());
 
 /** Which fixture fills a path parameter, by the collection it follows. */
@@ -145,10 +161,13 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'scheduleId') return ids.schedule;
   if (name === 'relationshipId') return ids.relationship;
   if (name === 'associationId') return ids.association;
+  if (name === 'contractId') return ids.contract;
+  if (name === 'contractLineId') return ids.contractLine;
+  if (name === 'serviceId') return ids.service;
   if (name === 'id' && url.startsWith('/api/v1/assets/')) return ids.asset;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
-  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook }[collection ?? ''];
+  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine }[collection ?? ''];
 }
 
 /**
@@ -223,6 +242,14 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'POST /api/v1/assets/:id/rmm/reboot': {},
   'POST /api/v1/assets/:id/rmm/script': { script_id: 1 },
   'PUT /api/v1/asset-types/:slug': { type_name: 'Hijacked' },
+  'PUT /api/v1/service-types/:id': { name: 'Hijacked' },
+  'PUT /api/v1/services/:id': { service_name: 'Hijacked' },
+  'PUT /api/v1/products/:id': { service_name: 'Hijacked' },
+  'PUT /api/v1/contracts/:contractId': { contract_name: 'Hijacked' },
+  'POST /api/v1/contracts/:contractId/contract-lines': () => ({ contract_line_id: ids.spareLine }),
+  'PUT /api/v1/contract-lines/:id': { contract_line_name: 'Hijacked' },
+  'POST /api/v1/contract-lines/:id/services': () => ({ service_id: ids.spareService }),
+  'PUT /api/v1/contract-lines/:id/services/:serviceId': { quantity: 5 },
   'PUT /api/v1/assets/:id': { name: 'Hijacked' },
   'PUT /api/v1/assets/:id/notes': { notes: 'hijacked' },
   'POST /api/v1/assets/:id/documents': () => ({ document_id: ids.assetDocument }),
@@ -295,6 +322,27 @@ describe('tenant isolation', () => {
     }
     const stats = await b.admin.get('/api/v1/clients/stats');
     expect(stats.json().data.total_clients).toBe(0);
+  });
+
+  it('tenant A’s catalogue is untouched, and tenant B’s billing lists never show it', async () => {
+    expect((await a.admin.get(`/api/v1/service-types/${ids.serviceType}`)).json().data).toMatchObject({ name: 'Isolated type', item_count: 3 });
+    expect((await a.admin.get(`/api/v1/services/${ids.service}`)).json().data.service_name).toBe('Isolated service');
+    expect((await a.admin.get(`/api/v1/products/${ids.product}`)).json().data.service_name).toBe('Isolated product');
+    for (const url of ['/api/v1/service-types', '/api/v1/services?item_kind=any', '/api/v1/products', `/api/v1/services?custom_service_type_id=${ids.serviceType}`]) {
+      const res = await b.admin.get(url);
+      expect(res.statusCode, url).toBe(200);
+      for (const id of [ids.serviceType, ids.service, ids.product]) expect(res.body, url).not.toContain(id);
+    }
+    expect((await b.admin.get('/api/v1/services?item_kind=any')).json().pagination.total).toBe(0);
+    const contract = (await a.admin.get(`/api/v1/contracts/${ids.contract}`)).json().data;
+    expect(contract).toMatchObject({ contract_name: 'Isolated contract', contract_lines: [{ contract_line_id: ids.contractLine }] });
+    expect((await a.admin.get(`/api/v1/contract-lines/${ids.contractLine}`)).json().data).toMatchObject({ contract_line_name: 'Isolated line', services: [{ service_id: ids.service, quantity: 1 }] });
+    for (const url of ['/api/v1/contracts', '/api/v1/contract-lines', `/api/v1/contract-lines?contract_id=${ids.contract}`, '/api/v1/billing-analytics/overview']) {
+      const res = await b.admin.get(url);
+      expect(res.statusCode, url).toBe(200);
+      for (const id of [ids.contract, ids.contractLine, ids.spareLine]) expect(res.body, url).not.toContain(id);
+    }
+    expect((await b.admin.get('/api/v1/billing-analytics/overview')).json().data.total_contracts).toBe(0);
   });
 
   it('tenant A’s tickets and ticket settings are untouched, and tenant B’s lists never show them', async () => {

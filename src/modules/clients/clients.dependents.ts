@@ -22,6 +22,7 @@ export const CLIENT_DEPENDENTS: readonly Dependent[] = [
   { name: 'tickets', table: 'tickets', column: 'client_id' },
   { name: 'assets', table: 'assets', column: 'client_id' },
   { name: 'projects', table: 'projects', column: 'client_id' },
+  { name: 'contracts', table: 'contracts', column: 'client_id' },
 ];
 
 /** Counts every dependent in one round trip; returns only the non-zero counts. */

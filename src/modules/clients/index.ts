@@ -26,7 +26,7 @@ export {
 } from './clients.access.ts';
 export type { ClientRow } from './clients.repo.ts';
 export { CLIENT_DEPENDENTS } from './clients.dependents.ts';
-export { removeContactFromBillingProfiles } from './billing-profiles/billing-profiles.service.ts';
+export { billingProfileForContract, removeContactFromBillingProfiles } from './billing-profiles/billing-profiles.service.ts';
 export { CreateClientBody, UpdateClientBody, BILLING_CYCLES, CLIENT_TYPES } from './clients.schemas.ts';
 export type { ClientsService } from './clients.service.ts';
 

@@ -29,7 +29,7 @@ export const TYPE_PERMISSION: Readonly<Record<SearchType, string>> = {
   client_contract: 'contract:read',
   document: 'document:read',
   kb_article: 'kb_article:read',
-  service_catalog: 'product:read',
+  service_catalog: 'service:read',
   service_request_submission: 'ticket:read',
   service_request_definition: 'settings:read',
   workflow_task: 'automation:read',

@@ -9,6 +9,7 @@ import { assignRole, seedBuiltinRoles } from '../roles/index.ts';
 import { seedTicketDefaults } from '../tickets/index.ts';
 import { seedAssetTypes } from '../assets/index.ts';
 import { seedProjectDefaults } from '../projects/index.ts';
+import { seedServiceTypes } from '../billing/index.ts';
 
 export interface CreateTenantInput {
   name: string;
@@ -62,6 +63,7 @@ export async function createTenant(db: Kysely<DB>, input: CreateTenantInput): Pr
     await seedTicketDefaults(trx, tenant);
     await seedAssetTypes(trx, tenant);
     await seedProjectDefaults(trx, tenant);
+    await seedServiceTypes(trx, tenant);
     const key = await issueApiKey(trx, tenant, user.user_id, { name: 'Initial admin key' });
     return { tenant_id: tenant, tenant_slug: input.slug, user_id: user.user_id, api_key: key.api_key };
   });

@@ -13,9 +13,6 @@ export const upcomingModule = defineModule({
   permissions: [
     { resource: 'opportunity', actions: CRUD, roles: { Manager: CRUD, Finance: ['read'] } },
     { resource: 'invoice', actions: CRUD, roles: { Manager: ['read'], Finance: CRUD, 'Client Admin': ['read'] } },
-    { resource: 'contract', actions: CRUD, roles: { Manager: CRUD, Finance: CRUD } },
-    { resource: 'product', actions: CRUD, roles: { Manager: CRUD, Technician: ['read'], Finance: CRUD } },
-    { resource: 'billing', actions: CRUD, roles: { Manager: ['read'], Finance: CRUD } },
     { resource: 'kb_article', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], 'Client Admin': ['read'], 'Client User': ['read'] } },
     { resource: 'document', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], 'Client Admin': ['read'] } },
     { resource: 'time_entry', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], Finance: ['read'] } },

@@ -4,6 +4,7 @@ import type { AssetRmmTables } from './schema.rmm.ts';
 import type { ProjectTemplateTables } from './schema.project-templates.ts';
 import type { ProjectTables } from './schema.projects.ts';
 import type { JobTables } from './schema.jobs.ts';
+import type { BillingTables } from './schema.billing.ts';
 
 /**
  * Table types for Kysely, kept in step with migrations/ by hand. Column names are the SQL names
@@ -568,7 +569,7 @@ export interface SearchLexiconTable {
   word: string;
 }
 
-export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables {
+export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables {
   tenants: TenantsTable;
   users: UsersTable;
   roles: RolesTable;

@@ -74,3 +74,12 @@ export type BillingProfilesService = ReturnType<typeof createBillingProfilesServ
 export function removeContactFromBillingProfiles(trx: Executor, tenant: string, contactId: string): Promise<void> {
   return removeContactFromProfiles(trx, tenant, contactId);
 }
+
+/**
+ * The billing profile a client's contract is assigned to: the one named, if it is this client's, else
+ * the client's default. For billing, in the caller's transaction; undefined when there is none.
+ */
+export async function billingProfileForContract(db: Executor, tenant: string, clientId: string, profileId?: string): Promise<{ billing_profile_id: string; name: string } | undefined> {
+  const profile = profileId ? await findBillingProfile(db, tenant, clientId, profileId) : (await listBillingProfiles(db, tenant, clientId))[0];
+  return profile && { billing_profile_id: profile.billing_profile_id, name: profile.name };
+}

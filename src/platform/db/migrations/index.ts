@@ -13,6 +13,7 @@ import * as projects from './2026_11_21_0011_projects.ts';
 import * as projectTemplates from './2026_11_21_0012_project_templates_links.ts';
 import * as searchLexicon from './2026_11_21_0013_search_lexicon.ts';
 import * as jobs from './2026_11_24_0014_jobs.ts';
+import * as billing from './2026_11_24_0015_billing.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0012_project_templates_links': projectTemplates,
   '2026_11_21_0013_search_lexicon': searchLexicon,
   '2026_11_24_0014_jobs': jobs,
+  '2026_11_24_0015_billing': billing,
 };

@@ -1,0 +1,52 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../platform/db/schema.ts';
+import { emit } from '../../platform/events/outbox.ts';
+import { announced } from '../../platform/events/vocabulary.ts';
+
+/** The billing area's event types (announced: listed for webhooks, payloads carry ids and changed fields). */
+export const BILLING_EVENT_TYPES = [
+  ...announced('billing_settings', [['billing_settings.updated', "The tenant's billing settings changed"]]),
+  ...announced('service_type', [
+    ['service_type.created', 'A service type was created'],
+    ['service_type.updated', 'A service type changed'],
+    ['service_type.deleted', 'A service type was deleted'],
+  ]),
+  ...announced('service', [
+    ['service.created', 'A catalogue service was created'],
+    ['service.updated', 'A catalogue service changed'],
+    ['service.deleted', 'A catalogue service was deleted'],
+  ]),
+  ...announced('product', [
+    ['product.created', 'A catalogue product was created'],
+    ['product.updated', 'A catalogue product changed'],
+    ['product.deleted', 'A catalogue product was deleted'],
+  ]),
+  ...announced('contract', [
+    ['contract.created', 'A contract was created (with its assignment to the client)'],
+    ['contract.updated', 'A contract changed'],
+    ['contract.deleted', 'A contract was deleted'],
+    ['contract.line_attached', 'A contract line was attached to a contract'],
+    ['contract.line_detached', 'A contract line was detached from a contract'],
+  ]),
+  ...announced('client_contract', [
+    ['client_contract.created', "A contract was assigned to a client's billing profile"],
+    ['client_contract.updated', "A contract's assignment changed (dates, billing profile, active)"],
+  ]),
+  ...announced('contract_line', [
+    ['contract_line.created', 'A contract line was created'],
+    ['contract_line.updated', 'A contract line changed'],
+    ['contract_line.deleted', 'A contract line was deleted'],
+    ['contract_line.service_added', 'A service was added to a contract line'],
+    ['contract_line.service_updated', "A service's quantity or rate on a contract line changed"],
+    ['contract_line.service_removed', 'A service was removed from a contract line'],
+  ]),
+];
+
+export type BillingEntity = 'service_type' | 'service' | 'product' | 'contract' | 'client_contract' | 'contract_line';
+export type BillingChange = 'created' | 'updated' | 'deleted' | 'line_attached' | 'line_detached' | 'service_added' | 'service_updated' | 'service_removed';
+
+/** `<entity>.<change>` through the outbox in the write's transaction; the payload names the record by `<entity>_id`. */
+export function emitBillingEvent(trx: Transaction<DB>, tenant: string, entity: BillingEntity, change: BillingChange, id: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const key = entity === 'service' || entity === 'product' ? 'service_id' : `${entity}_id`;
+  return emit(trx, { tenant, event_type: `${entity}.${change}`, aggregate_type: entity, aggregate_id: id, payload: { [key]: id, ...extra } });
+}

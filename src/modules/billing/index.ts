@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../platform/db/schema.ts';
+import { CRUD } from '../../platform/auth/permissions.ts';
+import { defineModule, V1 } from '../deps.ts';
+import { billingAnalyticsRoutes } from './analytics/analytics.routes.ts';
+import { createBillingAnalyticsService } from './analytics/analytics.service.ts';
+import { BILLING_EVENT_TYPES } from './billing.events.ts';
+import { productsRoutes, servicesRoutes } from './catalog/catalog.routes.ts';
+import { serviceCatalogSearchIndexer } from './catalog/catalog.search.ts';
+import { createCatalogService } from './catalog/catalog.service.ts';
+import { contractLinesRoutes } from './contract-lines/lines.routes.ts';
+import { createContractLinesService } from './contract-lines/lines.service.ts';
+import { contractsRoutes } from './contracts/contracts.routes.ts';
+import { clientContractSearchIndexer, contractSearchIndexer } from './contracts/contracts.search.ts';
+import { createContractsService } from './contracts/contracts.service.ts';
+import { billingSettingsRoutes, createBillingSettingsService } from './settings/settings.ts';
+import { serviceTypesRoutes } from './service-types/types.routes.ts';
+import { createServiceTypesService } from './service-types/types.service.ts';
+
+export { seedServiceTypes } from './service-types/types.defaults.ts';
+
+/** Billing: settings, service types, the catalogue of services and products, contracts and their lines, analytics. */
+export function createBillingModule(deps: { db: Kysely<DB> }) {
+  const serviceTypes = createServiceTypesService(deps);
+  const services = createCatalogService(deps, 'service');
+  const products = createCatalogService(deps, 'product');
+  const contracts = createContractsService(deps);
+  const contractLines = createContractLinesService(deps);
+  const analytics = createBillingAnalyticsService(deps);
+  const settings = createBillingSettingsService(deps);
+  const routes: FastifyPluginAsyncTypebox = async (app) => {
+    await app.register(serviceTypesRoutes(serviceTypes));
+    await app.register(servicesRoutes(services));
+    await app.register(productsRoutes(products));
+    await app.register(contractsRoutes(contracts));
+    await app.register(contractLinesRoutes(contractLines));
+    await app.register(billingAnalyticsRoutes(analytics));
+    await app.register(billingSettingsRoutes(settings));
+  };
+  return { serviceTypes, services, products, contracts, contractLines, analytics, settings, routes };
+}
+
+export const billingModule = defineModule({
+  name: 'billing',
+  permissions: [
+    { resource: 'service', actions: CRUD, roles: { Manager: CRUD, Technician: ['read'], Finance: CRUD } },
+    // A client-portal admin reads its own client's contracts (and the lines on them), nothing else.
+    { resource: 'contract', actions: CRUD, roles: { Manager: CRUD, Finance: CRUD, 'Client Admin': ['read'] } },
+    { resource: 'billing', actions: CRUD, roles: { Manager: ['read'], Finance: CRUD } },
+  ],
+  events: { types: BILLING_EVENT_TYPES },
+  searchIndexers: [serviceCatalogSearchIndexer, contractSearchIndexer, clientContractSearchIndexer],
+  build: (deps) => ({ routes: [{ prefix: V1, plugin: createBillingModule(deps).routes }] }),
+});
