@@ -6,6 +6,7 @@ import { apiKeysModule } from './modules/api-keys/index.ts';
 import { assetsModule } from './modules/assets/index.ts';
 import { authModule } from './modules/auth/index.ts';
 import { billingModule } from './modules/billing/index.ts';
+import { kbModule } from './modules/kb/index.ts';
 import { clientsModule } from './modules/clients/index.ts';
 import { contactsModule } from './modules/contacts/index.ts';
 import { countriesModule } from './modules/countries/index.ts';
@@ -46,6 +47,7 @@ export const MODULES: readonly AreaModule[] = [
   assetsModule,
   projectsModule,
   billingModule,
+  kbModule,
   storageModule,
   webhooksModule,
   rmmModule,

@@ -129,6 +129,14 @@ beforeAll(async () => {
   await created(await a.admin.post(`/api/v1/contracts/${contract}/contract-lines`, { contract_line_id: contractLine }), 'contract_id');
   Object.assign(ids, { serviceType, service, spareService, product, contractLine, spareLine, contract });
 });
+// Knowledge base: tenant A's category, template and an article with one revision.
+beforeAll(async () => {
+  const kbCategory = await created(await a.admin.post('/api/v1/kb-articles/categories', { name: 'Isolated kb category' }), 'category_id');
+  const kbTemplate = await created(await a.admin.post('/api/v1/kb-articles/templates', { name: 'Isolated template', article_type: 'faq', content: '## Q' }), 'template_id');
+  const kbArticle = await created(await a.admin.post('/api/v1/kb-articles', { title: 'Isolated article', category_id: kbCategory }), 'article_id');
+  expect((await a.admin.put(`/api/v1/kb-articles/${kbArticle}/content`, { content: 'Isolated body' })).statusCode).toBe(200);
+  Object.assign(ids, { kbCategory, kbTemplate, kbArticle });
+});
 afterAll(async () => t.close());
 
 /** Which fixture fills a path parameter, by the collection it follows. */
@@ -141,6 +149,9 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'userId') return ids.user;
   if (name === 'deliveryId' && url.startsWith('/api/v1/webhooks/')) return ids.delivery;
   if (name === 'deliveryId' && url.startsWith('/api/v1/inbound-webhooks/')) return ids.inboundDelivery;
+  if (name === 'categoryId' && url.startsWith('/api/v1/kb-articles/')) return ids.kbCategory;
+  if (name === 'templateId' && url.startsWith('/api/v1/kb-articles/')) return ids.kbTemplate;
+  if (name === 'revision') return '1';
   if (name === 'boardId') return ids.board;
   if (name === 'statusId' && url.startsWith('/api/v1/project-statuses/')) return ids.projectStatus;
   if (name === 'statusId') return ids.boardStatus;
@@ -167,7 +178,7 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'id' && url.startsWith('/api/v1/assets/')) return ids.asset;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
-  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine }[collection ?? ''];
+  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle }[collection ?? ''];
 }
 
 /**
@@ -246,6 +257,13 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'PUT /api/v1/services/:id': { service_name: 'Hijacked' },
   'PUT /api/v1/products/:id': { service_name: 'Hijacked' },
   'PUT /api/v1/contracts/:contractId': { contract_name: 'Hijacked' },
+  'PUT /api/v1/kb-articles/:id': { title: 'Hijacked' },
+  'PUT /api/v1/kb-articles/:id/content': { content: 'hijacked' },
+  'POST /api/v1/kb-articles/:id/publish': {},
+  'POST /api/v1/kb-articles/:id/archive': {},
+  'PUT /api/v1/kb-articles/categories/:categoryId': { name: 'Hijacked' },
+  'PUT /api/v1/kb-articles/templates/:templateId': { name: 'Hijacked' },
+  'POST /api/v1/kb-articles/from-ticket/:ticketId': {},
   'POST /api/v1/contracts/:contractId/contract-lines': () => ({ contract_line_id: ids.spareLine }),
   'PUT /api/v1/contract-lines/:id': { contract_line_name: 'Hijacked' },
   'POST /api/v1/contract-lines/:id/services': () => ({ service_id: ids.spareService }),
@@ -343,6 +361,18 @@ describe('tenant isolation', () => {
       for (const id of [ids.contract, ids.contractLine, ids.spareLine]) expect(res.body, url).not.toContain(id);
     }
     expect((await b.admin.get('/api/v1/billing-analytics/overview')).json().data.total_contracts).toBe(0);
+  });
+
+  it('tenant A’s knowledge base is untouched, and tenant B’s lists never show it', async () => {
+    expect((await a.admin.get(`/api/v1/kb-articles/${ids.kbArticle}`)).json().data).toMatchObject({ title: 'Isolated article', status: 'draft', revision: 1 });
+    expect((await a.admin.get(`/api/v1/kb-articles/${ids.kbArticle}/content`)).json().data.content).toBe('Isolated body');
+    expect((await a.admin.get(`/api/v1/kb-articles/categories/${ids.kbCategory}`)).json().data.name).toBe('Isolated kb category');
+    expect((await a.admin.get(`/api/v1/kb-articles/templates/${ids.kbTemplate}`)).json().data.name).toBe('Isolated template');
+    for (const url of ['/api/v1/kb-articles', '/api/v1/kb-articles/categories', '/api/v1/kb-articles/templates', '/api/v1/search?query=isolated']) {
+      const res = await b.admin.get(url);
+      expect(res.statusCode, url).toBe(200);
+      for (const id of [ids.kbArticle, ids.kbCategory, ids.kbTemplate]) expect(res.body, url).not.toContain(id);
+    }
   });
 
   it('tenant A’s tickets and ticket settings are untouched, and tenant B’s lists never show them', async () => {

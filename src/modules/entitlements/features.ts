@@ -32,7 +32,7 @@ export const FEATURES: readonly Feature[] = [
   feature({ name: 'asset_management', description: 'Managed devices and their maintenance', plans: ALL, permissions: ['asset:read'] }),
   feature({ name: 'time_tracking', description: 'Time entries and timesheets', plans: ALL, permissions: ['time_entry:read'] }),
   feature({ name: 'billing', description: 'Invoices and billing', plans: ALL, permissions: ['invoice:read', 'billing:read'] }),
-  feature({ name: 'knowledge_base', description: 'Knowledge-base articles', plans: ALL, permissions: ['kb_article:read'] }),
+  feature({ name: 'knowledge_base', description: 'Knowledge-base articles', plans: ALL, permissions: ['kb:read'] }),
   feature({ name: 'reporting', description: 'Standard reports', plans: ALL, permissions: ['client:read'], readOnly: true }),
   feature({ name: 'data_export', description: 'Export of the tenant\'s records', plans: ALL, permissions: ['client:read'], readOnly: true }),
   feature({ name: 'project_management', description: 'Projects, phases and tasks', plans: PRO_UP, permissions: ['project:read'] }),

@@ -28,7 +28,7 @@ export const TYPE_PERMISSION: Readonly<Record<SearchType, string>> = {
   contract: 'contract:read',
   client_contract: 'contract:read',
   document: 'document:read',
-  kb_article: 'kb_article:read',
+  kb_article: 'kb:read',
   service_catalog: 'service:read',
   service_request_submission: 'ticket:read',
   service_request_definition: 'settings:read',

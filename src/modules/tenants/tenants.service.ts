@@ -10,6 +10,7 @@ import { seedTicketDefaults } from '../tickets/index.ts';
 import { seedAssetTypes } from '../assets/index.ts';
 import { seedProjectDefaults } from '../projects/index.ts';
 import { seedServiceTypes } from '../billing/index.ts';
+import { seedKbTemplates } from '../kb/index.ts';
 
 export interface CreateTenantInput {
   name: string;
@@ -64,6 +65,7 @@ export async function createTenant(db: Kysely<DB>, input: CreateTenantInput): Pr
     await seedAssetTypes(trx, tenant);
     await seedProjectDefaults(trx, tenant);
     await seedServiceTypes(trx, tenant);
+    await seedKbTemplates(trx, tenant);
     const key = await issueApiKey(trx, tenant, user.user_id, { name: 'Initial admin key' });
     return { tenant_id: tenant, tenant_slug: input.slug, user_id: user.user_id, api_key: key.api_key };
   });

@@ -34,6 +34,7 @@ import { tagSearchIndexer } from './tags/tags.search.ts';
 export { seedTicketDefaults } from './tickets.defaults.ts';
 export type { TicketRow, TicketViewRow } from './tickets.repo.ts';
 export { requireVisibleTicket } from './tickets.rules.ts';
+export { ticketResolution, type TicketResolution } from './tickets.resolution.ts';
 export { toTicket, toTicketData, type TicketData } from './tickets.mapper.ts';
 export { TICKET_DELETED } from './tickets.events.ts';
 export { CreateTicketBody, UpdateTicketBody, TicketStatusBody, type Ticket } from './tickets.schemas.ts';

@@ -13,7 +13,6 @@ export const upcomingModule = defineModule({
   permissions: [
     { resource: 'opportunity', actions: CRUD, roles: { Manager: CRUD, Finance: ['read'] } },
     { resource: 'invoice', actions: CRUD, roles: { Manager: ['read'], Finance: CRUD, 'Client Admin': ['read'] } },
-    { resource: 'kb_article', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], 'Client Admin': ['read'], 'Client User': ['read'] } },
     { resource: 'document', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], 'Client Admin': ['read'] } },
     { resource: 'time_entry', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], Finance: ['read'] } },
     { resource: 'automation', actions: CRUD, roles: { Manager: CRUD } },

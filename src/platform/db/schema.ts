@@ -5,6 +5,7 @@ import type { ProjectTemplateTables } from './schema.project-templates.ts';
 import type { ProjectTables } from './schema.projects.ts';
 import type { JobTables } from './schema.jobs.ts';
 import type { BillingTables } from './schema.billing.ts';
+import type { KbTables } from './schema.kb.ts';
 
 /**
  * Table types for Kysely, kept in step with migrations/ by hand. Column names are the SQL names
@@ -569,7 +570,7 @@ export interface SearchLexiconTable {
   word: string;
 }
 
-export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables {
+export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables, KbTables {
   tenants: TenantsTable;
   users: UsersTable;
   roles: RolesTable;

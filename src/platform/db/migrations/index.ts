@@ -14,6 +14,7 @@ import * as projectTemplates from './2026_11_21_0012_project_templates_links.ts'
 import * as searchLexicon from './2026_11_21_0013_search_lexicon.ts';
 import * as jobs from './2026_11_24_0014_jobs.ts';
 import * as billing from './2026_11_24_0015_billing.ts';
+import * as kb from './2026_11_24_0016_kb.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0013_search_lexicon': searchLexicon,
   '2026_11_24_0014_jobs': jobs,
   '2026_11_24_0015_billing': billing,
+  '2026_11_24_0016_kb': kb,
 };
