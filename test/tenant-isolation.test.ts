@@ -127,7 +127,8 @@ beforeAll(async () => {
   await created(await a.admin.post(`/api/v1/contract-lines/${contractLine}/services`, { service_id: service }), 'service_id');
   const contract = await created(await a.admin.post('/api/v1/contracts', { client_id: ids.client, contract_name: 'Isolated contract' }), 'contract_id');
   await created(await a.admin.post(`/api/v1/contracts/${contract}/contract-lines`, { contract_line_id: contractLine }), 'contract_id');
-  Object.assign(ids, { serviceType, service, spareService, product, contractLine, spareLine, contract });
+  const taxRate = await created(await a.admin.post('/api/v1/tax-rates', { name: 'Isolated tax', percentage: 7.25 }), 'tax_rate_id');
+  Object.assign(ids, { serviceType, service, spareService, product, contractLine, spareLine, contract, taxRate });
 });
 // Knowledge base: tenant A's category, template and an article with one revision.
 beforeAll(async () => {
@@ -178,7 +179,7 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'id' && url.startsWith('/api/v1/assets/')) return ids.asset;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
-  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle }[collection ?? ''];
+  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle, 'tax-rates': ids.taxRate }[collection ?? ''];
 }
 
 /**
@@ -257,6 +258,8 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'PUT /api/v1/services/:id': { service_name: 'Hijacked' },
   'PUT /api/v1/products/:id': { service_name: 'Hijacked' },
   'PUT /api/v1/contracts/:contractId': { contract_name: 'Hijacked' },
+  'PUT /api/v1/tax-rates/:id': { name: 'Hijacked' },
+  'PUT /api/v1/clients/:id/tax-settings': { is_tax_exempt: true },
   'PUT /api/v1/kb-articles/:id': { title: 'Hijacked' },
   'PUT /api/v1/kb-articles/:id/content': { content: 'hijacked' },
   'POST /api/v1/kb-articles/:id/publish': {},
@@ -361,6 +364,9 @@ describe('tenant isolation', () => {
       for (const id of [ids.contract, ids.contractLine, ids.spareLine]) expect(res.body, url).not.toContain(id);
     }
     expect((await b.admin.get('/api/v1/billing-analytics/overview')).json().data.total_contracts).toBe(0);
+    expect((await a.admin.get(`/api/v1/tax-rates/${ids.taxRate}`)).json().data).toMatchObject({ name: 'Isolated tax', percentage: 7.25 });
+    expect((await a.admin.get(`/api/v1/clients/${ids.client}/tax-settings`)).json().data.is_tax_exempt).toBe(false);
+    expect((await b.admin.get('/api/v1/tax-rates')).body).not.toContain(ids.taxRate);
   });
 
   it('tenant A’s knowledge base is untouched, and tenant B’s lists never show it', async () => {

@@ -15,12 +15,14 @@ import { contractsRoutes } from './contracts/contracts.routes.ts';
 import { clientContractSearchIndexer, contractSearchIndexer } from './contracts/contracts.search.ts';
 import { createContractsService } from './contracts/contracts.service.ts';
 import { billingSettingsRoutes, createBillingSettingsService } from './settings/settings.ts';
+import { taxRoutes } from './tax/tax.routes.ts';
+import { createTaxService } from './tax/tax.service.ts';
 import { serviceTypesRoutes } from './service-types/types.routes.ts';
 import { createServiceTypesService } from './service-types/types.service.ts';
 
 export { seedServiceTypes } from './service-types/types.defaults.ts';
 
-/** Billing: settings, service types, the catalogue of services and products, contracts and their lines, analytics. */
+/** Billing: settings, tax, service types, the catalogue of services and products, contracts and their lines, analytics. */
 export function createBillingModule(deps: { db: Kysely<DB> }) {
   const serviceTypes = createServiceTypesService(deps);
   const services = createCatalogService(deps, 'service');
@@ -29,6 +31,7 @@ export function createBillingModule(deps: { db: Kysely<DB> }) {
   const contractLines = createContractLinesService(deps);
   const analytics = createBillingAnalyticsService(deps);
   const settings = createBillingSettingsService(deps);
+  const tax = createTaxService(deps);
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     await app.register(serviceTypesRoutes(serviceTypes));
     await app.register(servicesRoutes(services));
@@ -37,8 +40,9 @@ export function createBillingModule(deps: { db: Kysely<DB> }) {
     await app.register(contractLinesRoutes(contractLines));
     await app.register(billingAnalyticsRoutes(analytics));
     await app.register(billingSettingsRoutes(settings));
+    await app.register(taxRoutes(tax));
   };
-  return { serviceTypes, services, products, contracts, contractLines, analytics, settings, routes };
+  return { serviceTypes, services, products, contracts, contractLines, analytics, settings, tax, routes };
 }
 
 export const billingModule = defineModule({

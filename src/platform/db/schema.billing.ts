@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 
-/** Kysely table types of migration 0015_billing (src/modules/billing); kept apart from schema.ts. */
+/** Kysely table types of migrations 0015_billing and 0017_tax (src/modules/billing); kept apart from schema.ts. */
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -126,6 +126,28 @@ export interface ContractLineAttachmentsTable {
   created_at: CreatedAt;
 }
 
+export interface TaxRatesTable {
+  tenant: string;
+  tax_rate_id: string;
+  name: string;
+  region: string | null;
+  /** Thousandths of a percent: 8.875 % is 8875. */
+  percentage_thousandths: number;
+  description: string | null;
+  is_active: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface ClientTaxSettingsTable {
+  tenant: string;
+  client_id: string;
+  is_tax_exempt: Generated<boolean>;
+  tax_exemption_certificate: string | null;
+  default_tax_rate_id: string | null;
+  updated_at: Timestamp;
+}
+
 export interface BillingTables {
   billing_settings: BillingSettingsTable;
   service_types: ServiceTypesTable;
@@ -136,4 +158,6 @@ export interface BillingTables {
   contract_lines: ContractLinesTable;
   contract_line_services: ContractLineServicesTable;
   contract_line_attachments: ContractLineAttachmentsTable;
+  tax_rates: TaxRatesTable;
+  client_tax_settings: ClientTaxSettingsTable;
 }

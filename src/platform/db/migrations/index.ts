@@ -15,6 +15,7 @@ import * as searchLexicon from './2026_11_21_0013_search_lexicon.ts';
 import * as jobs from './2026_11_24_0014_jobs.ts';
 import * as billing from './2026_11_24_0015_billing.ts';
 import * as kb from './2026_11_24_0016_kb.ts';
+import * as tax from './2026_11_24_0017_tax.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0014_jobs': jobs,
   '2026_11_24_0015_billing': billing,
   '2026_11_24_0016_kb': kb,
+  '2026_11_24_0017_tax': tax,
 };
