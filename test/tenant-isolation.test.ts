@@ -128,7 +128,9 @@ beforeAll(async () => {
   const contract = await created(await a.admin.post('/api/v1/contracts', { client_id: ids.client, contract_name: 'Isolated contract' }), 'contract_id');
   await created(await a.admin.post(`/api/v1/contracts/${contract}/contract-lines`, { contract_line_id: contractLine }), 'contract_id');
   const taxRate = await created(await a.admin.post('/api/v1/tax-rates', { name: 'Isolated tax', percentage: 7.25 }), 'tax_rate_id');
-  Object.assign(ids, { serviceType, service, spareService, product, contractLine, spareLine, contract, taxRate });
+  const usageService = await created(await a.admin.post('/api/v1/services', { ...item, service_name: 'Isolated usage', billing_method: 'usage' }), 'service_id');
+  const usage = await created(await a.admin.post('/api/v1/usage-records', { client_id: ids.client, service_id: usageService, quantity: 3 }), 'usage_id');
+  Object.assign(ids, { serviceType, service, spareService, product, contractLine, spareLine, contract, taxRate, usage });
 });
 // Knowledge base: tenant A's category, template and an article with one revision.
 beforeAll(async () => {
@@ -179,7 +181,7 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'id' && url.startsWith('/api/v1/assets/')) return ids.asset;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
-  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle, 'tax-rates': ids.taxRate }[collection ?? ''];
+  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle, 'tax-rates': ids.taxRate, 'usage-records': ids.usage }[collection ?? ''];
 }
 
 /**
@@ -259,6 +261,7 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'PUT /api/v1/products/:id': { service_name: 'Hijacked' },
   'PUT /api/v1/contracts/:contractId': { contract_name: 'Hijacked' },
   'PUT /api/v1/tax-rates/:id': { name: 'Hijacked' },
+  'PUT /api/v1/usage-records/:id': { quantity: 99 },
   'PUT /api/v1/clients/:id/tax-settings': { is_tax_exempt: true },
   'PUT /api/v1/kb-articles/:id': { title: 'Hijacked' },
   'PUT /api/v1/kb-articles/:id/content': { content: 'hijacked' },
@@ -346,7 +349,7 @@ describe('tenant isolation', () => {
   });
 
   it('tenant A’s catalogue is untouched, and tenant B’s billing lists never show it', async () => {
-    expect((await a.admin.get(`/api/v1/service-types/${ids.serviceType}`)).json().data).toMatchObject({ name: 'Isolated type', item_count: 3 });
+    expect((await a.admin.get(`/api/v1/service-types/${ids.serviceType}`)).json().data).toMatchObject({ name: 'Isolated type', item_count: 4 });
     expect((await a.admin.get(`/api/v1/services/${ids.service}`)).json().data.service_name).toBe('Isolated service');
     expect((await a.admin.get(`/api/v1/products/${ids.product}`)).json().data.service_name).toBe('Isolated product');
     for (const url of ['/api/v1/service-types', '/api/v1/services?item_kind=any', '/api/v1/products', `/api/v1/services?custom_service_type_id=${ids.serviceType}`]) {
@@ -367,6 +370,8 @@ describe('tenant isolation', () => {
     expect((await a.admin.get(`/api/v1/tax-rates/${ids.taxRate}`)).json().data).toMatchObject({ name: 'Isolated tax', percentage: 7.25 });
     expect((await a.admin.get(`/api/v1/clients/${ids.client}/tax-settings`)).json().data.is_tax_exempt).toBe(false);
     expect((await b.admin.get('/api/v1/tax-rates')).body).not.toContain(ids.taxRate);
+    expect((await a.admin.get(`/api/v1/usage-records/${ids.usage}`)).json().data.quantity).toBe(3);
+    expect((await b.admin.get('/api/v1/usage-records')).json().pagination.total).toBe(0);
   });
 
   it('tenant A’s knowledge base is untouched, and tenant B’s lists never show it', async () => {

@@ -12,6 +12,11 @@ export const BILLING_EVENT_TYPES = [
     ['tax_rate.deleted', 'A tax rate was deleted'],
   ]),
   ...announced('client_tax_settings', [['client_tax_settings.updated', "A client's tax settings (exemption, default rate) changed"]]),
+  ...announced('usage_record', [
+    ['usage_record.created', "Usage of an item was recorded for a client"],
+    ['usage_record.updated', 'A usage record was corrected'],
+    ['usage_record.deleted', 'A usage record was deleted'],
+  ]),
   ...announced('service_type', [
     ['service_type.created', 'A service type was created'],
     ['service_type.updated', 'A service type changed'],
@@ -48,11 +53,11 @@ export const BILLING_EVENT_TYPES = [
   ]),
 ];
 
-export type BillingEntity = 'service_type' | 'service' | 'product' | 'contract' | 'client_contract' | 'contract_line' | 'tax_rate' | 'client_tax_settings';
+export type BillingEntity = 'service_type' | 'service' | 'product' | 'contract' | 'client_contract' | 'contract_line' | 'tax_rate' | 'client_tax_settings' | 'usage_record';
 export type BillingChange = 'created' | 'updated' | 'deleted' | 'line_attached' | 'line_detached' | 'service_added' | 'service_updated' | 'service_removed';
 
 /** `<entity>.<change>` through the outbox in the write's transaction; the payload names the record by `<entity>_id`. */
 export function emitBillingEvent(trx: Transaction<DB>, tenant: string, entity: BillingEntity, change: BillingChange, id: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const key = entity === 'service' || entity === 'product' ? 'service_id' : entity === 'client_tax_settings' ? 'client_id' : `${entity}_id`;
+  const key = entity === 'service' || entity === 'product' ? 'service_id' : entity === 'client_tax_settings' ? 'client_id' : entity === 'usage_record' ? 'usage_id' : `${entity}_id`;
   return emit(trx, { tenant, event_type: `${entity}.${change}`, aggregate_type: entity, aggregate_id: id, payload: { [key]: id, ...extra } });
 }

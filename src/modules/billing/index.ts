@@ -17,12 +17,14 @@ import { createContractsService } from './contracts/contracts.service.ts';
 import { billingSettingsRoutes, createBillingSettingsService } from './settings/settings.ts';
 import { taxRoutes } from './tax/tax.routes.ts';
 import { createTaxService } from './tax/tax.service.ts';
+import { usageRoutes } from './usage/usage.routes.ts';
+import { createUsageService } from './usage/usage.service.ts';
 import { serviceTypesRoutes } from './service-types/types.routes.ts';
 import { createServiceTypesService } from './service-types/types.service.ts';
 
 export { seedServiceTypes } from './service-types/types.defaults.ts';
 
-/** Billing: settings, tax, service types, the catalogue of services and products, contracts and their lines, analytics. */
+/** Billing: settings, tax, recorded usage, service types, the catalogue of services and products, contracts and their lines, analytics. */
 export function createBillingModule(deps: { db: Kysely<DB> }) {
   const serviceTypes = createServiceTypesService(deps);
   const services = createCatalogService(deps, 'service');
@@ -32,6 +34,7 @@ export function createBillingModule(deps: { db: Kysely<DB> }) {
   const analytics = createBillingAnalyticsService(deps);
   const settings = createBillingSettingsService(deps);
   const tax = createTaxService(deps);
+  const usage = createUsageService(deps);
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     await app.register(serviceTypesRoutes(serviceTypes));
     await app.register(servicesRoutes(services));
@@ -41,8 +44,9 @@ export function createBillingModule(deps: { db: Kysely<DB> }) {
     await app.register(billingAnalyticsRoutes(analytics));
     await app.register(billingSettingsRoutes(settings));
     await app.register(taxRoutes(tax));
+    await app.register(usageRoutes(usage));
   };
-  return { serviceTypes, services, products, contracts, contractLines, analytics, settings, tax, routes };
+  return { serviceTypes, services, products, contracts, contractLines, analytics, settings, tax, usage, routes };
 }
 
 export const billingModule = defineModule({

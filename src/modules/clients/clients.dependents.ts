@@ -23,6 +23,7 @@ export const CLIENT_DEPENDENTS: readonly Dependent[] = [
   { name: 'assets', table: 'assets', column: 'client_id' },
   { name: 'projects', table: 'projects', column: 'client_id' },
   { name: 'contracts', table: 'contracts', column: 'client_id' },
+  { name: 'usage_records', table: 'usage_records', column: 'client_id' },
 ];
 
 /** Counts every dependent in one round trip; returns only the non-zero counts. */

@@ -148,6 +148,21 @@ export interface ClientTaxSettingsTable {
   updated_at: Timestamp;
 }
 
+export interface UsageRecordsTable {
+  tenant: string;
+  usage_id: string;
+  client_id: string;
+  service_id: string;
+  /** Ten-thousandths of a unit: 1.5 GB is 15000. */
+  quantity_units: number;
+  /** DATE: 'YYYY-MM-DD'. */
+  usage_date: string;
+  description: string | null;
+  created_by: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
 export interface BillingTables {
   billing_settings: BillingSettingsTable;
   service_types: ServiceTypesTable;
@@ -160,4 +175,5 @@ export interface BillingTables {
   contract_line_attachments: ContractLineAttachmentsTable;
   tax_rates: TaxRatesTable;
   client_tax_settings: ClientTaxSettingsTable;
+  usage_records: UsageRecordsTable;
 }

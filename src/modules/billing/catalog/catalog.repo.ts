@@ -110,13 +110,11 @@ export async function deleteCatalogItem(db: Executor, tenant: string, id: string
   await db.deleteFrom('service_catalog').where('tenant', '=', tenant).where('service_id', '=', id).execute();
 }
 
-/** How many contract lines use the item (a used item is deactivated, never deleted). */
-export async function countLineUses(db: Executor, tenant: string, id: string): Promise<number> {
-  const r = await db
-    .selectFrom('contract_line_services')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('tenant', '=', tenant)
-    .where('service_id', '=', id)
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
+/** What uses the item (a used item is deactivated, never deleted): contract lines and recorded usage. */
+export async function countUses(db: Executor, tenant: string, id: string): Promise<{ contract_lines: number; usage_records: number }> {
+  const { rows } = await sql<{ contract_lines: number | string; usage_records: number | string }>`
+    select (select count(*) from contract_line_services where tenant = ${tenant} and service_id = ${id}) as contract_lines,
+           (select count(*) from usage_records where tenant = ${tenant} and service_id = ${id}) as usage_records
+  `.execute(db);
+  return { contract_lines: Number(rows[0]?.contract_lines ?? 0), usage_records: Number(rows[0]?.usage_records ?? 0) };
 }

@@ -15,7 +15,7 @@ import { currencyCode, tenantCurrency } from '../money.ts';
 import { findServiceType } from '../service-types/types.repo.ts';
 import {
   catalogList,
-  countLineUses,
+  countUses,
   deleteCatalogItem,
   findCatalogItem,
   findItemIdBySku,
@@ -202,13 +202,15 @@ export function createCatalogService(deps: { db: Kysely<DB> }, kind: ItemKind) {
       });
     },
 
-    /** An item a contract line uses stays (409: deactivate it instead), so what was sold keeps its record. */
+    /** An item a contract line or recorded usage uses stays (409: deactivate it instead), so what was sold keeps its record. */
     async remove(actor: Actor, id: string, ifMatch?: string): Promise<void> {
       await withTransaction(db, async (trx) => {
         const current = await view(trx, actor.tenant, id, true);
         assertIfMatch(ifMatch, current);
-        const uses = await countLineUses(trx, actor.tenant, id);
-        if (uses > 0) throw conflict(`${noun} '${current.service_name}' is used by ${uses} contract line(s); deactivate it instead (is_active: false)`, { contract_line_count: uses });
+        const uses = await countUses(trx, actor.tenant, id);
+        if (uses.contract_lines + uses.usage_records > 0) {
+          throw conflict(`${noun} '${current.service_name}' is used by ${uses.contract_lines} contract line(s) and ${uses.usage_records} usage record(s); deactivate it instead (is_active: false)`, uses);
+        }
         await deleteCatalogItem(trx, actor.tenant, id);
         await emitBillingEvent(trx, actor.tenant, kind, 'deleted', id, { item_kind: kind });
         await syncSearch(trx, actor.tenant, 'service_catalog', [id]);
