@@ -8,3 +8,6 @@ export function iso(d: Date | string | null | undefined): string | null {
   if (d === null || d === undefined) return null;
   return (d instanceof Date ? d : new Date(d)).toISOString();
 }
+
+/** A calendar day as the API shows DATE values ('YYYY-MM-DD'), in UTC; today by default. */
+export const utcDate = (d: Date = new Date()): string => d.toISOString().slice(0, 10);

@@ -80,7 +80,7 @@ export function contractList(db: Executor, tenant: string, f: ContractFilter) {
     if (f.search) r = r.where('c.contract_name', 'ilike', likePattern(f.search));
     if (f.activeOn) {
       const day = f.activeOn;
-      r = r.where(sql<string>`c.start_date`, '<=', sql<string>`${day}::date`).where((eb) => eb.or([eb('c.end_date', 'is', null), eb(sql<string>`c.end_date`, '>=', sql<string>`${day}::date`)]));
+      r = r.where('c.start_date', '<=', day).where((eb) => eb.or([eb('c.end_date', 'is', null), eb('c.end_date', '>=', day)]));
     }
     return r as Q;
   };

@@ -9,8 +9,9 @@ import { emptyPage, listPage } from '../../../platform/http/list.ts';
 import { optionalText, requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { syncSearch } from '../../../platform/search/writer.ts';
-import { iso } from '../../../platform/time.ts';
-import { billingProfileForContract, canSeeClient, findClientRow, lockWritableClient, portalClientId } from '../../clients/index.ts';
+import { iso, utcDate } from '../../../platform/time.ts';
+import { billingProfileForContract, canSeeClient, portalClientId } from '../../clients/index.ts';
+import { clientOfBody } from '../billing.clients.ts';
 import { emitBillingEvent } from '../billing.events.ts';
 import { currencyCode } from '../money.ts';
 import {
@@ -39,8 +40,6 @@ const NEXT_STATUSES: Record<ContractStatus, readonly ContractStatus[]> = {
   terminated: [],
   expired: [],
 };
-
-const today = (): string => new Date().toISOString().slice(0, 10);
 
 export function toContract(r: ContractRow, lines: readonly AttachedLineRow[]): Contract {
   return {
@@ -133,12 +132,10 @@ export function createContractsService(deps: { db: Kysely<DB> }) {
     /** The contract and its assignment to the client's billing profile, in one transaction. */
     async create(actor: Actor, body: CreateContractBody): Promise<Contract> {
       return withTransaction(db, async (trx) => {
-        const known = canSeeClient(actor, body.client_id) ? await findClientRow(trx, actor.tenant, body.client_id) : undefined;
-        if (!known) throw validation('body.client_id', `no client '${body.client_id}' in this tenant`);
-        const client = await lockWritableClient(trx, actor, body.client_id);
+        const client = await clientOfBody(trx, actor, body.client_id, 'write');
         const profile = await billingProfileForContract(trx, actor.tenant, client.client_id, body.billing_profile_id);
         if (!profile) throw validation('body.billing_profile_id', `no billing profile '${body.billing_profile_id ?? '(default)'}' of client '${client.client_id}'`);
-        const start = body.start_date ?? today();
+        const start = body.start_date ?? utcDate();
         const end = body.end_date ?? null;
         assertDates(start, end, 'end_date');
         const status = (body.status as ContractStatus | undefined) ?? 'draft';

@@ -22,6 +22,7 @@ export const percentageOf = (thousandths: number): number => thousandths / 1000;
 
 /** 1.5 → 15000 (ten-thousandths). */
 export const quantityUnits = (quantity: number, path: string): number => scaled(quantity, 4, path, 'a quantity');
+export const quantityOf = (units: number): number => units / 10_000;
 
 /** quantity × unit price, to the cent (half to even). */
 export function lineAmountCents(quantityUnits: number, unitPriceCents: number): number {

@@ -10,6 +10,7 @@ import { optionalText, requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { iso } from '../../../platform/time.ts';
 import { lockWritableClient, requireVisibleClient } from '../../clients/index.ts';
+import { clientOfBody } from '../billing.clients.ts';
 import { emitBillingEvent } from '../billing.events.ts';
 import { currencyCode } from '../money.ts';
 import { lineAmountCents, lineTaxCents, percentageOf, percentageThousandths, quantityUnits, totalsOf } from './tax.math.ts';
@@ -169,8 +170,7 @@ export function createTaxService(deps: { db: Kysely<DB> }) {
       const currency = currencyCode(body.currency_code, 'body.currency_code');
       let settings: ClientTaxSettings | undefined;
       if (body.client_id) {
-        const visible = await requireVisibleClient(db, actor, body.client_id).catch(() => undefined);
-        if (!visible) throw validation('body.client_id', `no client '${body.client_id}' in this tenant`);
+        await clientOfBody(db, actor, body.client_id, 'read');
         settings = await settingsOf(db, actor.tenant, body.client_id);
       }
       const named = [...new Set([settings?.default_tax_rate_id, ...body.lines.map((l) => l.tax_rate_id)].filter((x): x is string => typeof x === 'string'))];

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import type { UsageRecordsTable } from '../../../platform/db/schema.billing.ts';
 import { defineList } from '../../../platform/http/list.ts';
@@ -35,8 +35,8 @@ export function usageList(db: Executor, tenant: string, f: UsageFilter) {
     if (f.clientId) r = r.where('u.client_id', '=', f.clientId);
     if (f.onlyClientId) r = r.where('u.client_id', '=', f.onlyClientId);
     if (f.serviceId) r = r.where('u.service_id', '=', f.serviceId);
-    if (f.from) r = r.where(sql<string>`u.usage_date`, '>=', sql<string>`${f.from}::date`);
-    if (f.to) r = r.where(sql<string>`u.usage_date`, '<=', sql<string>`${f.to}::date`);
+    if (f.from) r = r.where('u.usage_date', '>=', f.from);
+    if (f.to) r = r.where('u.usage_date', '<=', f.to);
     return r as Q;
   };
   const bare = (d: Executor) => d.selectFrom('usage_records as u').where('u.tenant', '=', tenant);

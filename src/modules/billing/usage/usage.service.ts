@@ -7,15 +7,14 @@ import { notFound, unprocessable, validation } from '../../../platform/http/erro
 import { emptyPage, listPage } from '../../../platform/http/list.ts';
 import { optionalText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
-import { iso } from '../../../platform/time.ts';
-import { canSeeClient, findClientRow, lockWritableClient, portalClientId } from '../../clients/index.ts';
+import { iso, utcDate } from '../../../platform/time.ts';
+import { canSeeClient, portalClientId } from '../../clients/index.ts';
+import { clientOfBody } from '../billing.clients.ts';
 import { emitBillingEvent } from '../billing.events.ts';
 import { findCatalogItem } from '../catalog/catalog.repo.ts';
-import { quantityUnits } from '../tax/tax.math.ts';
+import { quantityOf, quantityUnits } from '../tax/tax.math.ts';
 import { deleteUsage, findUsage, insertUsage, updateUsage, usageList, type UsageRow } from './usage.repo.ts';
 import type { CreateUsageRecordBody, ListUsageRecordsQuery, UpdateUsageRecordBody, UsageRecord } from './usage.schemas.ts';
-
-const today = (): string => new Date().toISOString().slice(0, 10);
 
 export function toUsageRecord(r: UsageRow): UsageRecord {
   return {
@@ -25,7 +24,7 @@ export function toUsageRecord(r: UsageRow): UsageRecord {
     service_id: r.service_id,
     service_name: r.service_name,
     unit_of_measure: r.unit_of_measure,
-    quantity: r.quantity_units / 10_000,
+    quantity: quantityOf(r.quantity_units),
     usage_date: r.usage_date,
     description: r.description,
     created_by: r.created_by,
@@ -59,9 +58,7 @@ export function createUsageService(deps: { db: Kysely<DB> }) {
     async create(actor: Actor, body: CreateUsageRecordBody): Promise<UsageRecord> {
       const units = quantityUnits(body.quantity, 'body.quantity');
       return withTransaction(db, async (trx) => {
-        const known = canSeeClient(actor, body.client_id) ? await findClientRow(trx, actor.tenant, body.client_id) : undefined;
-        if (!known) throw validation('body.client_id', `no client '${body.client_id}' in this tenant`);
-        await lockWritableClient(trx, actor, body.client_id);
+        await clientOfBody(trx, actor, body.client_id, 'write');
         const item = await findCatalogItem(trx, actor.tenant, body.service_id);
         if (!item) throw validation('body.service_id', `no service or product '${body.service_id}' in this tenant`);
         if (item.billing_method !== 'usage') throw unprocessable(`'${item.service_name}' is billed ${item.billing_method}; usage is recorded only for items billed by usage`, { service_id: item.service_id });
@@ -73,11 +70,11 @@ export function createUsageService(deps: { db: Kysely<DB> }) {
           client_id: body.client_id,
           service_id: body.service_id,
           quantity_units: units,
-          usage_date: body.usage_date ?? today(),
+          usage_date: body.usage_date ?? utcDate(),
           description: optionalText(body.description) ?? null,
           created_by: actor.userId,
         });
-        await emitBillingEvent(trx, actor.tenant, 'usage_record', 'created', id, { client_id: body.client_id, service_id: body.service_id, quantity: units / 10_000 });
+        await emitBillingEvent(trx, actor.tenant, 'usage_record', 'created', id, { client_id: body.client_id, service_id: body.service_id, quantity: quantityOf(units) });
         return toUsageRecord((await findUsage(trx, actor.tenant, id))!);
       });
     },

@@ -18,13 +18,13 @@ export async function slugTaken(db: Executor, tenant: string, slug: string, exce
   return (await q.executeTakeFirst()) !== undefined;
 }
 
-/** Slugs of the tenant that are `base` or `base-<n>`: the free suffix is picked from these. */
+/** Slugs of the tenant that are `base` or `base-<n>`: the free suffix is picked from these (slugs hold only a-z, 0-9 and -, nothing LIKE reads as a wildcard). */
 export async function slugsLike(db: Executor, tenant: string, base: string): Promise<string[]> {
   const rows = await db
     .selectFrom('kb_articles')
     .select('slug')
     .where('tenant', '=', tenant)
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base.replace(/[\\%_]/g, '\\$&')}-%`)]))
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
     .execute();
   return rows.map((r) => r.slug);
 }

@@ -10,7 +10,7 @@ import { listPage } from '../../../platform/http/list.ts';
 import { requiredText } from '../../../platform/http/text.ts';
 import { newId } from '../../../platform/ids.ts';
 import { syncSearch } from '../../../platform/search/writer.ts';
-import { iso } from '../../../platform/time.ts';
+import { iso, utcDate } from '../../../platform/time.ts';
 import { isPortalActor } from '../../clients/index.ts';
 import { ticketResolution } from '../../tickets/index.ts';
 import { findKbCategory } from '../categories/categories.repo.ts';
@@ -69,7 +69,7 @@ function normalizeTags(tags: readonly string[]): string[] {
 
 /** Next review: `days` after publication (or after now, for an unpublished article). */
 function reviewDue(days: number | null, from: Date | null): string | null {
-  return days === null ? null : new Date((from ?? new Date()).getTime() + days * DAY_MS).toISOString().slice(0, 10);
+  return days === null ? null : utcDate(new Date((from ?? new Date()).getTime() + days * DAY_MS));
 }
 
 async function assertCategory(db: Executor, tenant: string, id: string | null | undefined, path: string): Promise<void> {
@@ -108,7 +108,7 @@ export function createKbArticlesService(deps: { db: Kysely<DB> }) {
   }
 
   /** Stores a new body as the next revision. */
-  async function revise(trx: Transaction<DB>, actor: Actor, current: ArticleRow, content: string): Promise<number> {
+  async function revise(trx: Transaction<DB>, actor: Actor, current: Pick<ArticleRow, 'article_id' | 'revision'>, content: string): Promise<number> {
     const revision = current.revision + 1;
     await insertRevision(trx, { tenant: actor.tenant, article_id: current.article_id, revision, content, created_by: actor.userId });
     await updateArticle(trx, actor.tenant, current.article_id, { content, revision, updated_by: actor.userId, updated_at: new Date() });
@@ -146,7 +146,7 @@ export function createKbArticlesService(deps: { db: Kysely<DB> }) {
       created_by: actor.userId,
       updated_by: actor.userId,
     });
-    if (content !== '') await revise(trx, actor, (await findArticle(trx, actor.tenant, id))!, content);
+    if (content !== '') await revise(trx, actor, { article_id: id, revision: 0 }, content);
     await emitArticleEvent(trx, actor.tenant, 'created', id, { status: 'draft', audience: fields.audience, source_ticket_id: fields.source_ticket_id, template_id: fields.template_id });
     return written(trx, actor, id);
   }
