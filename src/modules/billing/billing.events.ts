@@ -51,10 +51,33 @@ export const BILLING_EVENT_TYPES = [
     ['contract_line.service_updated', "A service's quantity or rate on a contract line changed"],
     ['contract_line.service_removed', 'A service was removed from a contract line'],
   ]),
+  ...announced('invoice', [
+    ['invoice.created', 'A draft invoice was created (by hand or generated from contracts)'],
+    ['invoice.updated', "A draft invoice changed (its fields or items)"],
+    ['invoice.deleted', 'A draft invoice was deleted'],
+    ['invoice.finalized', 'An invoice was finalized and took its number'],
+    ['invoice.sent', 'An invoice was sent'],
+    ['invoice.voided', 'An invoice was voided'],
+    ['invoice.payment_recorded', 'A payment was recorded against an invoice'],
+    ['invoice.credited', 'A credit note or client credit reduced an invoice'],
+    ['invoice.paid', 'An invoice was paid in full'],
+    ['invoice.annotation_added', 'A note was added to an invoice'],
+  ]),
+  ...announced('quote', [
+    ['quote.created', 'A quote was created'],
+    ['quote.updated', 'A draft quote changed (its fields or items)'],
+    ['quote.deleted', 'A draft quote was deleted'],
+    ['quote.sent', 'A quote was sent to the client'],
+    ['quote.accepted', 'A quote was accepted'],
+    ['quote.rejected', 'A quote was rejected'],
+    ['quote.converted', 'An accepted quote was converted into a draft contract'],
+  ]),
 ];
 
-export type BillingEntity = 'service_type' | 'service' | 'product' | 'contract' | 'client_contract' | 'contract_line' | 'tax_rate' | 'client_tax_settings' | 'usage_record';
-export type BillingChange = 'created' | 'updated' | 'deleted' | 'line_attached' | 'line_detached' | 'service_added' | 'service_updated' | 'service_removed';
+export type BillingEntity = 'service_type' | 'service' | 'product' | 'contract' | 'client_contract' | 'contract_line' | 'tax_rate' | 'client_tax_settings' | 'usage_record' | 'invoice' | 'quote';
+export type BillingChange =
+  | 'created' | 'updated' | 'deleted' | 'line_attached' | 'line_detached' | 'service_added' | 'service_updated' | 'service_removed'
+  | 'finalized' | 'sent' | 'voided' | 'payment_recorded' | 'credited' | 'paid' | 'annotation_added' | 'accepted' | 'rejected' | 'converted';
 
 /** `<entity>.<change>` through the outbox in the write's transaction; the payload names the record by `<entity>_id`. */
 export function emitBillingEvent(trx: Transaction<DB>, tenant: string, entity: BillingEntity, change: BillingChange, id: string, extra: Record<string, unknown> = {}): Promise<string> {

@@ -14,9 +14,18 @@ import { createContractLinesService } from './contract-lines/lines.service.ts';
 import { contractsRoutes } from './contracts/contracts.routes.ts';
 import { clientContractSearchIndexer, contractSearchIndexer } from './contracts/contracts.search.ts';
 import { createContractsService } from './contracts/contracts.service.ts';
+import { invoiceGenerationRoutes } from './invoices/generate/generate.routes.ts';
+import { invoicesRoutes } from './invoices/invoices.routes.ts';
+import { invoiceAnnotationSearchIndexer, invoiceItemSearchIndexer, invoiceSearchIndexer } from './invoices/invoices.search.ts';
+import { createInvoicesService } from './invoices/invoices.service.ts';
+import { paymentsRoutes } from './payments/payments.routes.ts';
+import { createPaymentsService } from './payments/payments.service.ts';
+import { createInvoiceGenerationService } from './invoices/generate/generate.service.ts';
 import { billingSettingsRoutes, createBillingSettingsService } from './settings/settings.ts';
 import { taxRoutes } from './tax/tax.routes.ts';
 import { createTaxService } from './tax/tax.service.ts';
+import { quotesRoutes } from './quotes/quotes.routes.ts';
+import { createQuotesService } from './quotes/quotes.service.ts';
 import { usageRoutes } from './usage/usage.routes.ts';
 import { createUsageService } from './usage/usage.service.ts';
 import { serviceTypesRoutes } from './service-types/types.routes.ts';
@@ -35,6 +44,10 @@ export function createBillingModule(deps: { db: Kysely<DB> }) {
   const settings = createBillingSettingsService(deps);
   const tax = createTaxService(deps);
   const usage = createUsageService(deps);
+  const invoices = createInvoicesService(deps);
+  const payments = createPaymentsService(deps);
+  const invoiceGeneration = createInvoiceGenerationService(deps);
+  const quotes = createQuotesService(deps);
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     await app.register(serviceTypesRoutes(serviceTypes));
     await app.register(servicesRoutes(services));
@@ -45,8 +58,12 @@ export function createBillingModule(deps: { db: Kysely<DB> }) {
     await app.register(billingSettingsRoutes(settings));
     await app.register(taxRoutes(tax));
     await app.register(usageRoutes(usage));
+    await app.register(invoiceGenerationRoutes(invoiceGeneration));
+    await app.register(invoicesRoutes(invoices));
+    await app.register(paymentsRoutes(payments));
+    await app.register(quotesRoutes(quotes));
   };
-  return { serviceTypes, services, products, contracts, contractLines, analytics, settings, tax, usage, routes };
+  return { serviceTypes, services, products, contracts, contractLines, analytics, settings, tax, usage, invoices, payments, invoiceGeneration, quotes, routes };
 }
 
 export const billingModule = defineModule({
@@ -56,8 +73,11 @@ export const billingModule = defineModule({
     // A client-portal admin reads its own client's contracts (and the lines on them), nothing else.
     { resource: 'contract', actions: CRUD, roles: { Manager: CRUD, Finance: CRUD, 'Client Admin': ['read'] } },
     { resource: 'billing', actions: CRUD, roles: { Manager: ['read'], Finance: CRUD } },
+    // A client-portal admin reads its own client's finalized invoices and its quotes (client-visible notes only).
+    { resource: 'invoice', actions: CRUD, roles: { Manager: ['read'], Finance: CRUD, 'Client Admin': ['read'] } },
+    { resource: 'quote', actions: CRUD, roles: { Manager: CRUD, Finance: CRUD, 'Client Admin': ['read'] } },
   ],
   events: { types: BILLING_EVENT_TYPES },
-  searchIndexers: [serviceCatalogSearchIndexer, contractSearchIndexer, clientContractSearchIndexer],
+  searchIndexers: [serviceCatalogSearchIndexer, contractSearchIndexer, clientContractSearchIndexer, invoiceSearchIndexer, invoiceItemSearchIndexer, invoiceAnnotationSearchIndexer],
   build: (deps) => ({ routes: [{ prefix: V1, plugin: createBillingModule(deps).routes }] }),
 });

@@ -24,6 +24,9 @@ export const CLIENT_DEPENDENTS: readonly Dependent[] = [
   { name: 'projects', table: 'projects', column: 'client_id' },
   { name: 'contracts', table: 'contracts', column: 'client_id' },
   { name: 'usage_records', table: 'usage_records', column: 'client_id' },
+  { name: 'invoices', table: 'invoices', column: 'client_id' },
+  { name: 'quotes', table: 'quotes', column: 'client_id' },
+  { name: 'client_credit_entries', table: 'client_credit_entries', column: 'client_id' },
 ];
 
 /** Counts every dependent in one round trip; returns only the non-zero counts. */

@@ -12,7 +12,6 @@ export const upcomingModule = defineModule({
   name: 'upcoming',
   permissions: [
     { resource: 'opportunity', actions: CRUD, roles: { Manager: CRUD, Finance: ['read'] } },
-    { resource: 'invoice', actions: CRUD, roles: { Manager: ['read'], Finance: CRUD, 'Client Admin': ['read'] } },
     { resource: 'document', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], 'Client Admin': ['read'] } },
     { resource: 'time_entry', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], Finance: ['read'] } },
     { resource: 'automation', actions: CRUD, roles: { Manager: CRUD } },
@@ -24,12 +23,6 @@ export const upcomingModule = defineModule({
         ['time.entry.created', 'A time entry was created'],
         ['time.entry.updated', 'A time entry changed'],
         ['time.entry.approved', 'A time entry was approved'],
-      ]),
-      ...announced('invoice', [
-        ['invoice.created', 'An invoice was created'],
-        ['invoice.finalized', 'An invoice was finalized'],
-        ['invoice.sent', 'An invoice was sent'],
-        ['invoice.paid', 'An invoice was paid'],
       ]),
       ...announced('system', [
         ['system.backup.completed', 'A backup completed'],

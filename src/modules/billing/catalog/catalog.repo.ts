@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import { likePattern } from '../../../platform/db/like.ts';
 import type { BillingMethod, ItemKind, ServiceCatalogTable } from '../../../platform/db/schema.billing.ts';
+import { validation } from '../../../platform/http/errors.ts';
 import { defineList } from '../../../platform/http/list.ts';
 
 export type CatalogRow = Selectable<ServiceCatalogTable> & { service_type_name: string };
@@ -110,11 +111,26 @@ export async function deleteCatalogItem(db: Executor, tenant: string, id: string
   await db.deleteFrom('service_catalog').where('tenant', '=', tenant).where('service_id', '=', id).execute();
 }
 
-/** What uses the item (a used item is deactivated, never deleted): contract lines and recorded usage. */
-export async function countUses(db: Executor, tenant: string, id: string): Promise<{ contract_lines: number; usage_records: number }> {
-  const { rows } = await sql<{ contract_lines: number | string; usage_records: number | string }>`
+/** What uses the item (a used item is deactivated, never deleted): contract lines, recorded usage, invoice and quote lines. */
+export async function countUses(db: Executor, tenant: string, id: string): Promise<Record<'contract_lines' | 'usage_records' | 'invoice_items' | 'quote_items', number>> {
+  const { rows } = await sql<Record<string, number | string>>`
     select (select count(*) from contract_line_services where tenant = ${tenant} and service_id = ${id}) as contract_lines,
-           (select count(*) from usage_records where tenant = ${tenant} and service_id = ${id}) as usage_records
+           (select count(*) from usage_records where tenant = ${tenant} and service_id = ${id}) as usage_records,
+           (select count(*) from invoice_items where tenant = ${tenant} and service_id = ${id}) as invoice_items,
+           (select count(*) from quote_items where tenant = ${tenant} and service_id = ${id}) as quote_items
   `.execute(db);
-  return { contract_lines: Number(rows[0]?.contract_lines ?? 0), usage_records: Number(rows[0]?.usage_records ?? 0) };
+  const n = (k: string) => Number(rows[0]?.[k] ?? 0);
+  return { contract_lines: n('contract_lines'), usage_records: n('usage_records'), invoice_items: n('invoice_items'), quote_items: n('quote_items') };
+}
+
+/**
+ * What a new invoice or quote line takes from a catalogue item: its name, kind, and its price in the
+ * document's currency (the per-currency price, else the default rate when the item's own currency
+ * matches; undefined when the item has no price in that currency). An id not in the tenant is a 400 at `path`.
+ */
+export async function catalogLineDefaults(db: Executor, tenant: string, serviceId: string, currency: string, path: string): Promise<{ name: string; item_kind: ItemKind; unit_price_cents: number | undefined }> {
+  const item = await db.selectFrom('service_catalog').select(['service_name', 'item_kind', 'default_rate', 'currency_code']).where('tenant', '=', tenant).where('service_id', '=', serviceId).executeTakeFirst();
+  if (!item) throw validation(path, `no service or product '${serviceId}' in this tenant`);
+  const price = await db.selectFrom('service_prices').select('rate').where('tenant', '=', tenant).where('service_id', '=', serviceId).where('currency_code', '=', currency).executeTakeFirst();
+  return { name: item.service_name, item_kind: item.item_kind, unit_price_cents: price?.rate ?? (item.currency_code === currency ? item.default_rate : undefined) };
 }

@@ -208,8 +208,9 @@ export function createCatalogService(deps: { db: Kysely<DB> }, kind: ItemKind) {
         const current = await view(trx, actor.tenant, id, true);
         assertIfMatch(ifMatch, current);
         const uses = await countUses(trx, actor.tenant, id);
-        if (uses.contract_lines + uses.usage_records > 0) {
-          throw conflict(`${noun} '${current.service_name}' is used by ${uses.contract_lines} contract line(s) and ${uses.usage_records} usage record(s); deactivate it instead (is_active: false)`, uses);
+        if (Object.values(uses).some((n) => n > 0)) {
+          const used = Object.entries(uses).filter(([, n]) => n > 0).map(([what, n]) => `${n} ${what.replace('_', ' ')}`).join(', ');
+          throw conflict(`${noun} '${current.service_name}' is used (${used}); deactivate it instead (is_active: false)`, uses);
         }
         await deleteCatalogItem(trx, actor.tenant, id);
         await emitBillingEvent(trx, actor.tenant, kind, 'deleted', id, { item_kind: kind });

@@ -78,22 +78,65 @@ const METHODS_FOR: Record<ContractLineType, readonly string[]> = {
   usage: ['usage'],
 };
 
+/** The line, or 404; a client-portal actor sees only lines on their own client's contracts. */
+async function row(ex: Executor, actor: Actor, id: string, lock = false): Promise<LineRow> {
+  const line = await findLine(ex, actor.tenant, id, lock);
+  const only = portalClientId(actor);
+  if (!line || (only !== undefined && !(await lineServesClient(ex, actor.tenant, id, only)))) throw notFound('Contract line', id);
+  return line;
+}
+
+async function view(ex: Executor, actor: Actor, id: string, lock = false): Promise<ContractLine> {
+  const line = await row(ex, actor, id, lock);
+  return toContractLine(line, (await servicesOfLines(ex, actor.tenant, [id])).get(id) ?? []);
+}
+
+async function touched(trx: Transaction<DB>, actor: Actor, id: string, change: 'service_added' | 'service_updated' | 'service_removed', serviceId: string): Promise<void> {
+  await updateLine(trx, actor.tenant, id, { updated_at: new Date() });
+  await emitBillingEvent(trx, actor.tenant, 'contract_line', change, id, { service_id: serviceId });
+}
+
+/** Creates a line inside the caller's transaction (POST /contract-lines, quote conversion). */
+export async function createContractLineIn(trx: Transaction<DB>, actor: Actor, body: CreateContractLineBody): Promise<ContractLine> {
+  const name = requiredText(body.contract_line_name, 'body.contract_line_name');
+  const config = checkLineConfig(body.contract_line_type, body.config);
+  const currency = body.currency_code ? currencyCode(body.currency_code, 'body.currency_code') : await tenantCurrency(trx, actor.tenant);
+  const id = newId();
+  await insertLine(trx, {
+    tenant: actor.tenant,
+    contract_line_id: id,
+    contract_line_name: name,
+    description: optionalText(body.description) ?? null,
+    contract_line_type: body.contract_line_type,
+    billing_frequency: body.billing_frequency,
+    currency_code: currency,
+    config: JSON.stringify(config),
+    is_active: body.is_active ?? true,
+  });
+  await emitBillingEvent(trx, actor.tenant, 'contract_line', 'created', id, { contract_line_type: body.contract_line_type });
+  return view(trx, actor, id);
+}
+
+/** Adds a catalogue item to a line inside the caller's transaction: it must exist in the tenant, be active and suit the line type; twice is a 409. */
+export async function addLineServiceIn(trx: Transaction<DB>, actor: Actor, id: string, body: AddLineServiceBody): Promise<LineService> {
+  const line = await row(trx, actor, id, true);
+  const item = await findCatalogItem(trx, actor.tenant, body.service_id);
+  if (!item) throw validation('body.service_id', `no service or product '${body.service_id}' in this tenant`);
+  if (!item.is_active) throw unprocessable(`'${item.service_name}' is inactive; activate it before adding it to a line`, { service_id: item.service_id });
+  if (!METHODS_FOR[line.contract_line_type].includes(item.billing_method)) {
+    throw unprocessable(`A ${line.contract_line_type} line takes items billed ${METHODS_FOR[line.contract_line_type].join(' or ')}; '${item.service_name}' is billed ${item.billing_method}`, { service_id: item.service_id });
+  }
+  if (await findLineService(trx, actor.tenant, id, body.service_id)) {
+    throw conflict(`'${item.service_name}' is already on contract line '${line.contract_line_name}'; update its quantity or rate instead`, { service_id: item.service_id });
+  }
+  await insertLineService(trx, { tenant: actor.tenant, contract_line_id: id, service_id: body.service_id, quantity: body.quantity ?? 1, custom_rate_cents: body.custom_rate_cents ?? null });
+  await touched(trx, actor, id, 'service_added', body.service_id);
+  return toLineService((await servicesOfLines(trx, actor.tenant, [id])).get(id)!.find((s) => s.service_id === body.service_id)!);
+}
+
 /** Contract lines: reusable price plans (fixed, hourly, usage, bucket) with their services. */
 export function createContractLinesService(deps: { db: Kysely<DB> }) {
   const { db } = deps;
-
-  /** The line, or 404; a client-portal actor sees only lines on their own client's contracts. */
-  async function row(ex: Executor, actor: Actor, id: string, lock = false): Promise<LineRow> {
-    const line = await findLine(ex, actor.tenant, id, lock);
-    const only = portalClientId(actor);
-    if (!line || (only !== undefined && !(await lineServesClient(ex, actor.tenant, id, only)))) throw notFound('Contract line', id);
-    return line;
-  }
-
-  async function view(ex: Executor, actor: Actor, id: string, lock = false): Promise<ContractLine> {
-    const line = await row(ex, actor, id, lock);
-    return toContractLine(line, (await servicesOfLines(ex, actor.tenant, [id])).get(id) ?? []);
-  }
 
   /** Every service already on the line must suit the (new) line type. */
   async function assertServicesFit(ex: Executor, tenant: string, id: string, type: ContractLineType): Promise<void> {
@@ -101,11 +144,6 @@ export function createContractLinesService(deps: { db: Kysely<DB> }) {
     if (misfit) {
       throw unprocessable(`A ${type} line cannot carry '${misfit.service_name}' (billed ${misfit.billing_method}); remove the service first`, { service_id: misfit.service_id });
     }
-  }
-
-  async function touched(trx: Transaction<DB>, actor: Actor, id: string, change: 'service_added' | 'service_updated' | 'service_removed', serviceId: string): Promise<void> {
-    await updateLine(trx, actor.tenant, id, { updated_at: new Date() });
-    await emitBillingEvent(trx, actor.tenant, 'contract_line', change, id, { service_id: serviceId });
   }
 
   return {
@@ -129,25 +167,7 @@ export function createContractLinesService(deps: { db: Kysely<DB> }) {
     get: (actor: Actor, id: string): Promise<ContractLine> => view(db, actor, id),
 
     async create(actor: Actor, body: CreateContractLineBody): Promise<ContractLine> {
-      const name = requiredText(body.contract_line_name, 'body.contract_line_name');
-      const config = checkLineConfig(body.contract_line_type, body.config);
-      return withTransaction(db, async (trx) => {
-        const currency = body.currency_code ? currencyCode(body.currency_code, 'body.currency_code') : await tenantCurrency(trx, actor.tenant);
-        const id = newId();
-        await insertLine(trx, {
-          tenant: actor.tenant,
-          contract_line_id: id,
-          contract_line_name: name,
-          description: optionalText(body.description) ?? null,
-          contract_line_type: body.contract_line_type,
-          billing_frequency: body.billing_frequency,
-          currency_code: currency,
-          config: JSON.stringify(config),
-          is_active: body.is_active ?? true,
-        });
-        await emitBillingEvent(trx, actor.tenant, 'contract_line', 'created', id, { contract_line_type: body.contract_line_type });
-        return view(trx, actor, id);
-      });
+      return withTransaction(db, (trx) => createContractLineIn(trx, actor, body));
     },
 
     /** A new type replaces the settings (config required); the currency is fixed once a contract uses the line. */
@@ -200,21 +220,7 @@ export function createContractLinesService(deps: { db: Kysely<DB> }) {
 
     /** A catalogue item on the line: it must exist in the tenant, be active and suit the line type; twice is a 409. */
     async addService(actor: Actor, id: string, body: AddLineServiceBody): Promise<LineService> {
-      return withTransaction(db, async (trx) => {
-        const line = await row(trx, actor, id, true);
-        const item = await findCatalogItem(trx, actor.tenant, body.service_id);
-        if (!item) throw validation('body.service_id', `no service or product '${body.service_id}' in this tenant`);
-        if (!item.is_active) throw unprocessable(`'${item.service_name}' is inactive; activate it before adding it to a line`, { service_id: item.service_id });
-        if (!METHODS_FOR[line.contract_line_type].includes(item.billing_method)) {
-          throw unprocessable(`A ${line.contract_line_type} line takes items billed ${METHODS_FOR[line.contract_line_type].join(' or ')}; '${item.service_name}' is billed ${item.billing_method}`, { service_id: item.service_id });
-        }
-        if (await findLineService(trx, actor.tenant, id, body.service_id)) {
-          throw conflict(`'${item.service_name}' is already on contract line '${line.contract_line_name}'; update its quantity or rate instead`, { service_id: item.service_id });
-        }
-        await insertLineService(trx, { tenant: actor.tenant, contract_line_id: id, service_id: body.service_id, quantity: body.quantity ?? 1, custom_rate_cents: body.custom_rate_cents ?? null });
-        await touched(trx, actor, id, 'service_added', body.service_id);
-        return toLineService((await servicesOfLines(trx, actor.tenant, [id])).get(id)!.find((s) => s.service_id === body.service_id)!);
-      });
+      return withTransaction(db, (trx) => addLineServiceIn(trx, actor, id, body));
     },
 
     async updateService(actor: Actor, id: string, serviceId: string, body: UpdateLineServiceBody): Promise<LineService> {

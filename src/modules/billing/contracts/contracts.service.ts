@@ -81,32 +81,95 @@ function assertDates(start: string, end: string | null, field: 'start_date' | 'e
   }
 }
 
+/** The contract, or 404 (a client-portal actor sees only their own client's contracts). */
+async function row(ex: Executor, actor: Actor, id: string, lock = false): Promise<ContractRow> {
+  const found = await findContract(ex, actor.tenant, id, lock);
+  if (!found || !canSeeClient(actor, found.client_id)) throw notFound('Contract', id);
+  return found;
+}
+
+async function view(ex: Executor, actor: Actor, id: string, lock = false): Promise<Contract> {
+  const found = await row(ex, actor, id, lock);
+  return toContract(found, (await linesOfContracts(ex, actor.tenant, [id])).get(id) ?? []);
+}
+
+async function written(trx: Transaction<DB>, actor: Actor, id: string, clientContractId: string): Promise<Contract> {
+  await syncSearch(trx, actor.tenant, 'contract', [id]);
+  await syncSearch(trx, actor.tenant, 'client_contract', [clientContractId]);
+  return view(trx, actor, id);
+}
+
+/** A contract whose lines may change: not final. */
+function assertOpen(c: Contract): void {
+  if (NEXT_STATUSES[c.status].length === 0) throw unprocessable(`Contract '${c.contract_name}' is ${c.status}; its lines can no longer change`, { status: c.status });
+}
+
+/** Creates the contract and its assignment to the client's billing profile inside the caller's transaction (POST /contracts, quote conversion). */
+export async function createContractIn(trx: Transaction<DB>, actor: Actor, body: CreateContractBody): Promise<Contract> {
+  const client = await clientOfBody(trx, actor, body.client_id, 'write');
+  const profile = await billingProfileForContract(trx, actor.tenant, client.client_id, body.billing_profile_id);
+  if (!profile) throw validation('body.billing_profile_id', `no billing profile '${body.billing_profile_id ?? '(default)'}' of client '${client.client_id}'`);
+  const start = body.start_date ?? utcDate();
+  const end = body.end_date ?? null;
+  assertDates(start, end, 'end_date');
+  const status = (body.status as ContractStatus | undefined) ?? 'draft';
+  const id = newId();
+  const clientContractId = newId();
+  await insertContract(trx, {
+    tenant: actor.tenant,
+    contract_id: id,
+    client_id: client.client_id,
+    contract_name: body.contract_name === undefined ? `${client.client_name} contract` : requiredText(body.contract_name, 'body.contract_name'),
+    contract_description: optionalText(body.contract_description) ?? null,
+    start_date: start,
+    end_date: end,
+    billing_frequency: (body.billing_frequency as Contract['billing_frequency'] | undefined) ?? client.billing_cycle,
+    status,
+    currency_code: body.currency_code ? currencyCode(body.currency_code, 'body.currency_code') : client.default_currency_code,
+  });
+  await insertClientContract(trx, {
+    tenant: actor.tenant,
+    client_contract_id: clientContractId,
+    contract_id: id,
+    client_id: client.client_id,
+    billing_profile_id: profile.billing_profile_id,
+    start_date: start,
+    end_date: end,
+    is_active: status === 'active',
+  });
+  await emitBillingEvent(trx, actor.tenant, 'contract', 'created', id, { client_id: client.client_id, status });
+  await emitBillingEvent(trx, actor.tenant, 'client_contract', 'created', clientContractId, { contract_id: id, client_id: client.client_id, billing_profile_id: profile.billing_profile_id });
+  return written(trx, actor, id, clientContractId);
+}
+
+/** Attaches a line in the contract's currency inside the caller's transaction; attaching it twice is a 409. */
+export async function attachLineIn(trx: Transaction<DB>, actor: Actor, id: string, body: AttachLineBody): Promise<Contract> {
+  const contract = await view(trx, actor, id, true);
+  assertOpen(contract);
+  const line = await lineById(trx, actor.tenant, body.contract_line_id);
+  if (!line) throw validation('body.contract_line_id', `no contract line '${body.contract_line_id}' in this tenant`);
+  if (await findAttachment(trx, actor.tenant, id, line.contract_line_id)) {
+    throw conflict(`Contract line '${line.contract_line_name}' is already attached to contract '${contract.contract_name}'`, { contract_line_id: line.contract_line_id });
+  }
+  if (!line.is_active) throw unprocessable(`Contract line '${line.contract_line_name}' is inactive; activate it before attaching it`, { contract_line_id: line.contract_line_id });
+  if (line.currency_code !== contract.currency_code) {
+    throw unprocessable(`Contract line '${line.contract_line_name}' is priced in ${line.currency_code} and the contract in ${contract.currency_code}; a contract's lines share its currency`, { contract_line_id: line.contract_line_id });
+  }
+  await insertAttachment(trx, {
+    tenant: actor.tenant,
+    contract_id: id,
+    contract_line_id: line.contract_line_id,
+    custom_rate_cents: body.custom_rate_cents ?? null,
+    display_order: body.display_order ?? (await nextDisplayOrder(trx, actor.tenant, id)),
+  });
+  await updateContract(trx, actor.tenant, id, { updated_at: new Date() });
+  await emitBillingEvent(trx, actor.tenant, 'contract', 'line_attached', id, { contract_line_id: line.contract_line_id });
+  return view(trx, actor, id);
+}
+
 /** Contracts: what a client agreed to, assigned to one of its billing profiles, with the lines attached. */
 export function createContractsService(deps: { db: Kysely<DB> }) {
   const { db } = deps;
-
-  /** The contract, or 404 (a client-portal actor sees only their own client's contracts). */
-  async function row(ex: Executor, actor: Actor, id: string, lock = false): Promise<ContractRow> {
-    const found = await findContract(ex, actor.tenant, id, lock);
-    if (!found || !canSeeClient(actor, found.client_id)) throw notFound('Contract', id);
-    return found;
-  }
-
-  async function view(ex: Executor, actor: Actor, id: string, lock = false): Promise<Contract> {
-    const found = await row(ex, actor, id, lock);
-    return toContract(found, (await linesOfContracts(ex, actor.tenant, [id])).get(id) ?? []);
-  }
-
-  async function written(trx: Transaction<DB>, actor: Actor, id: string, clientContractId: string): Promise<Contract> {
-    await syncSearch(trx, actor.tenant, 'contract', [id]);
-    await syncSearch(trx, actor.tenant, 'client_contract', [clientContractId]);
-    return view(trx, actor, id);
-  }
-
-  /** A contract whose lines may change: not final. */
-  function assertOpen(c: Contract): void {
-    if (NEXT_STATUSES[c.status].length === 0) throw unprocessable(`Contract '${c.contract_name}' is ${c.status}; its lines can no longer change`, { status: c.status });
-  }
 
   return {
     list(actor: Actor, query: ListContractsQuery) {
@@ -131,42 +194,7 @@ export function createContractsService(deps: { db: Kysely<DB> }) {
 
     /** The contract and its assignment to the client's billing profile, in one transaction. */
     async create(actor: Actor, body: CreateContractBody): Promise<Contract> {
-      return withTransaction(db, async (trx) => {
-        const client = await clientOfBody(trx, actor, body.client_id, 'write');
-        const profile = await billingProfileForContract(trx, actor.tenant, client.client_id, body.billing_profile_id);
-        if (!profile) throw validation('body.billing_profile_id', `no billing profile '${body.billing_profile_id ?? '(default)'}' of client '${client.client_id}'`);
-        const start = body.start_date ?? utcDate();
-        const end = body.end_date ?? null;
-        assertDates(start, end, 'end_date');
-        const status = (body.status as ContractStatus | undefined) ?? 'draft';
-        const id = newId();
-        const clientContractId = newId();
-        await insertContract(trx, {
-          tenant: actor.tenant,
-          contract_id: id,
-          client_id: client.client_id,
-          contract_name: body.contract_name === undefined ? `${client.client_name} contract` : requiredText(body.contract_name, 'body.contract_name'),
-          contract_description: optionalText(body.contract_description) ?? null,
-          start_date: start,
-          end_date: end,
-          billing_frequency: (body.billing_frequency as Contract['billing_frequency'] | undefined) ?? client.billing_cycle,
-          status,
-          currency_code: body.currency_code ? currencyCode(body.currency_code, 'body.currency_code') : client.default_currency_code,
-        });
-        await insertClientContract(trx, {
-          tenant: actor.tenant,
-          client_contract_id: clientContractId,
-          contract_id: id,
-          client_id: client.client_id,
-          billing_profile_id: profile.billing_profile_id,
-          start_date: start,
-          end_date: end,
-          is_active: status === 'active',
-        });
-        await emitBillingEvent(trx, actor.tenant, 'contract', 'created', id, { client_id: client.client_id, status });
-        await emitBillingEvent(trx, actor.tenant, 'client_contract', 'created', clientContractId, { contract_id: id, client_id: client.client_id, billing_profile_id: profile.billing_profile_id });
-        return written(trx, actor, id, clientContractId);
-      });
+      return withTransaction(db, (trx) => createContractIn(trx, actor, body));
     },
 
     /** Partial update; the assignment follows the contract's dates and status (active while the contract is). */
@@ -230,29 +258,7 @@ export function createContractsService(deps: { db: Kysely<DB> }) {
 
     /** Attaches a line in the contract's currency; attaching it twice is a 409. */
     async attachLine(actor: Actor, id: string, body: AttachLineBody): Promise<Contract> {
-      return withTransaction(db, async (trx) => {
-        const contract = await view(trx, actor, id, true);
-        assertOpen(contract);
-        const line = await lineById(trx, actor.tenant, body.contract_line_id);
-        if (!line) throw validation('body.contract_line_id', `no contract line '${body.contract_line_id}' in this tenant`);
-        if (await findAttachment(trx, actor.tenant, id, line.contract_line_id)) {
-          throw conflict(`Contract line '${line.contract_line_name}' is already attached to contract '${contract.contract_name}'`, { contract_line_id: line.contract_line_id });
-        }
-        if (!line.is_active) throw unprocessable(`Contract line '${line.contract_line_name}' is inactive; activate it before attaching it`, { contract_line_id: line.contract_line_id });
-        if (line.currency_code !== contract.currency_code) {
-          throw unprocessable(`Contract line '${line.contract_line_name}' is priced in ${line.currency_code} and the contract in ${contract.currency_code}; a contract's lines share its currency`, { contract_line_id: line.contract_line_id });
-        }
-        await insertAttachment(trx, {
-          tenant: actor.tenant,
-          contract_id: id,
-          contract_line_id: line.contract_line_id,
-          custom_rate_cents: body.custom_rate_cents ?? null,
-          display_order: body.display_order ?? (await nextDisplayOrder(trx, actor.tenant, id)),
-        });
-        await updateContract(trx, actor.tenant, id, { updated_at: new Date() });
-        await emitBillingEvent(trx, actor.tenant, 'contract', 'line_attached', id, { contract_line_id: line.contract_line_id });
-        return view(trx, actor, id);
-      });
+      return withTransaction(db, (trx) => attachLineIn(trx, actor, id, body));
     },
 
     /** Detaching a line that is not attached is a 404. */

@@ -67,3 +67,12 @@ export async function upsertClientTaxSettings(db: Executor, row: Insertable<Clie
   const { tenant: _t, client_id: _c, ...set } = row;
   await db.insertInto('client_tax_settings').values(row).onConflict((oc) => oc.columns(['tenant', 'client_id']).doUpdateSet(set)).execute();
 }
+
+/** Invoice and quote lines priced with the rate (they keep the percentage, but name the rate). */
+export async function countPricedLines(db: Executor, tenant: string, id: string): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`
+    select (select count(*) from invoice_items where tenant = ${tenant} and tax_rate_id = ${id})
+         + (select count(*) from quote_items where tenant = ${tenant} and tax_rate_id = ${id}) as n
+  `.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}

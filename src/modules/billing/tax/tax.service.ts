@@ -13,8 +13,10 @@ import { lockWritableClient, requireVisibleClient } from '../../clients/index.ts
 import { clientOfBody } from '../billing.clients.ts';
 import { emitBillingEvent } from '../billing.events.ts';
 import { currencyCode } from '../money.ts';
-import { lineAmountCents, lineTaxCents, percentageOf, percentageThousandths, quantityUnits, totalsOf } from './tax.math.ts';
+import { clientTaxOf, priceLines, type ClientTax } from './tax.lines.ts';
+import { percentageOf, percentageThousandths, quantityUnits, totalsOf } from './tax.math.ts';
 import {
+  countPricedLines,
   deleteTaxRate,
   findClientTaxSettings,
   findTaxRate,
@@ -133,6 +135,8 @@ export function createTaxService(deps: { db: Kysely<DB> }) {
         const current = await view(trx, actor.tenant, id, true);
         assertIfMatch(ifMatch, toTaxRate(current));
         if (current.client_count > 0) throw conflict(`Tax rate '${current.name}' is the default of ${current.client_count} client(s); deactivate it or move them first`, { client_count: current.client_count });
+        const lines = await countPricedLines(trx, actor.tenant, id);
+        if (lines > 0) throw conflict(`Tax rate '${current.name}' prices ${lines} invoice or quote line(s); deactivate it instead (is_active: false)`, { line_count: lines });
         await deleteTaxRate(trx, actor.tenant, id);
         await emitBillingEvent(trx, actor.tenant, 'tax_rate', 'deleted', id);
       });
@@ -168,38 +172,24 @@ export function createTaxService(deps: { db: Kysely<DB> }) {
      */
     async calculate(actor: Actor, body: CalculateTaxBody): Promise<TaxCalculation> {
       const currency = currencyCode(body.currency_code, 'body.currency_code');
-      let settings: ClientTaxSettings | undefined;
+      let client: ClientTax | undefined;
       if (body.client_id) {
         await clientOfBody(db, actor, body.client_id, 'read');
-        settings = await settingsOf(db, actor.tenant, body.client_id);
+        client = await clientTaxOf(db, actor.tenant, body.client_id);
       }
-      const named = [...new Set([settings?.default_tax_rate_id, ...body.lines.map((l) => l.tax_rate_id)].filter((x): x is string => typeof x === 'string'))];
-      const rates = await taxRatesById(db, actor.tenant, named);
-      const lines = body.lines.map((l, i) => {
-        const units = quantityUnits(l.quantity, `body.lines.${i}.quantity`);
-        const rateId = l.tax_rate_id === undefined ? (settings?.default_tax_rate_id ?? null) : l.tax_rate_id;
-        let thousandths = 0;
-        if (rateId !== null) {
-          const rate = rates.get(rateId);
-          if (!rate) throw validation(`body.lines.${i}.tax_rate_id`, `no tax rate '${rateId}' in this tenant`);
-          if (!rate.is_active) throw unprocessable(`Tax rate '${rate.name}' on line ${i} is inactive`, { tax_rate_id: rateId });
-          thousandths = rate.percentage_thousandths;
-        }
-        if (settings?.is_tax_exempt) thousandths = 0;
-        const amount = lineAmountCents(units, l.unit_price_cents);
-        const tax = lineTaxCents(amount, thousandths);
-        return {
-          description: l.description ?? null,
-          quantity: l.quantity,
-          unit_price_cents: l.unit_price_cents,
-          amount_cents: amount,
-          tax_rate_id: rateId,
-          tax_percentage: percentageOf(thousandths),
-          tax_cents: tax,
-          total_cents: amount + tax,
-        };
-      });
-      return { currency_code: currency, is_tax_exempt: settings?.is_tax_exempt ?? false, lines, ...totalsOf(lines) };
+      const input = body.lines.map((l, i) => ({ ...l, quantity_units: quantityUnits(l.quantity, `body.lines.${i}.quantity`) }));
+      const priced = await priceLines(db, actor.tenant, client, input, 'body.lines');
+      const lines = priced.map((p, i) => ({
+        description: body.lines[i]!.description ?? null,
+        quantity: body.lines[i]!.quantity,
+        unit_price_cents: body.lines[i]!.unit_price_cents,
+        amount_cents: p.total_cents,
+        tax_rate_id: p.tax_rate_id,
+        tax_percentage: percentageOf(p.tax_percentage_thousandths),
+        tax_cents: p.tax_cents,
+        total_cents: p.total_cents + p.tax_cents,
+      }));
+      return { currency_code: currency, is_tax_exempt: client?.is_tax_exempt ?? false, lines, ...totalsOf(lines) };
     },
   };
 }
