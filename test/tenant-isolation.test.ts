@@ -132,6 +132,19 @@ beforeAll(async () => {
   const usage = await created(await a.admin.post('/api/v1/usage-records', { client_id: ids.client, service_id: usageService, quantity: 3 }), 'usage_id');
   Object.assign(ids, { serviceType, service, spareService, product, contractLine, spareLine, contract, taxRate, usage });
 });
+// Invoices: a draft with an item and a note, and a finalized invoice with a payment and a credit note.
+beforeAll(async () => {
+  const item = { description: 'Isolated work', quantity: 1, unit_price_cents: 1000 };
+  const invoiceRes = await a.admin.post('/api/v1/invoices', { client_id: ids.client, items: [item] });
+  const invoice = await created(invoiceRes, 'invoice_id');
+  const invoiceItem = invoiceRes.json().data.items[0].item_id as string;
+  const annotation = await created(await a.admin.post(`/api/v1/invoices/${invoice}/annotations`, { content: 'Isolated note' }), 'annotation_id');
+  const finalInvoice = await created(await a.admin.post('/api/v1/invoices', { client_id: ids.client, items: [item] }), 'invoice_id');
+  expect((await a.admin.post(`/api/v1/invoices/${finalInvoice}/finalize`)).statusCode).toBe(200);
+  const payment = (await a.admin.post(`/api/v1/invoices/${finalInvoice}/payments`, { amount_cents: 100, method: 'cash' })).json().data.payment.payment_id as string;
+  const creditNote = (await a.admin.post(`/api/v1/invoices/${finalInvoice}/credit-notes`, { amount_cents: 100, reason: 'Isolated' })).json().data.credit_note.credit_note_id as string;
+  Object.assign(ids, { invoice, invoiceItem, annotation, finalInvoice, payment, creditNote });
+});
 // Knowledge base: tenant A's category, template and an article with one revision.
 beforeAll(async () => {
   const kbCategory = await created(await a.admin.post('/api/v1/kb-articles/categories', { name: 'Isolated kb category' }), 'category_id');
@@ -170,6 +183,8 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'phaseId') return ids.projectPhase;
   if (name === 'taskId') return ids.projectTask;
   if (name === 'itemId' && url.startsWith('/api/v1/projects/tasks/')) return ids.checklistItem;
+  if (name === 'itemId' && url.startsWith('/api/v1/invoices/')) return ids.invoiceItem;
+  if (name === 'annotationId') return ids.annotation;
   if (name === 'id' && url.startsWith('/api/v1/projects/')) return ids.project;
   if (name === 'slug' && url.startsWith('/api/v1/asset-types/')) return ids.assetType;
   if (name === 'scheduleId') return ids.schedule;
@@ -181,7 +196,7 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'id' && url.startsWith('/api/v1/assets/')) return ids.asset;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
-  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle, 'tax-rates': ids.taxRate, 'usage-records': ids.usage }[collection ?? ''];
+  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle, 'tax-rates': ids.taxRate, 'usage-records': ids.usage, invoices: ids.invoice, payments: ids.payment, 'credit-notes': ids.creditNote }[collection ?? ''];
 }
 
 /**
@@ -263,6 +278,17 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'PUT /api/v1/tax-rates/:id': { name: 'Hijacked' },
   'PUT /api/v1/usage-records/:id': { quantity: 99 },
   'PUT /api/v1/clients/:id/tax-settings': { is_tax_exempt: true },
+  'PUT /api/v1/invoices/:id': { po_number: 'Hijacked' },
+  'POST /api/v1/invoices/:id/finalize': {},
+  'POST /api/v1/invoices/:id/send': {},
+  'POST /api/v1/invoices/:id/void': { reason: 'Hijacked' },
+  'POST /api/v1/invoices/:id/items': { description: 'Hijacked', quantity: 1, unit_price_cents: 1 },
+  'PUT /api/v1/invoices/:id/items/:itemId': { quantity: 9 },
+  'POST /api/v1/invoices/:id/annotations': { content: 'Hijacked' },
+  'PUT /api/v1/invoices/:id/annotations/:annotationId': { content: 'Hijacked' },
+  'POST /api/v1/invoices/:id/payments': { amount_cents: 1, method: 'cash' },
+  'POST /api/v1/invoices/:id/credit-notes': { amount_cents: 1, reason: 'Hijacked' },
+  'POST /api/v1/invoices/:id/apply-credit': {},
   'PUT /api/v1/kb-articles/:id': { title: 'Hijacked' },
   'PUT /api/v1/kb-articles/:id/content': { content: 'hijacked' },
   'POST /api/v1/kb-articles/:id/publish': {},
@@ -371,6 +397,13 @@ describe('tenant isolation', () => {
     expect((await a.admin.get(`/api/v1/clients/${ids.client}/tax-settings`)).json().data.is_tax_exempt).toBe(false);
     expect((await b.admin.get('/api/v1/tax-rates')).body).not.toContain(ids.taxRate);
     expect((await a.admin.get(`/api/v1/usage-records/${ids.usage}`)).json().data.quantity).toBe(3);
+    const invoice = (await a.admin.get(`/api/v1/invoices/${ids.invoice}`)).json().data;
+    expect(invoice).toMatchObject({ status: 'draft', po_number: null, total_cents: 1000 });
+    expect(invoice.items.map((i: { description: string }) => i.description)).toEqual(['Isolated work']);
+    expect((await a.admin.get(`/api/v1/invoices/${ids.finalInvoice}`)).json().data).toMatchObject({ status: 'partially_paid', amount_paid_cents: 100, credited_cents: 100, balance_cents: 800 });
+    expect((await b.admin.get('/api/v1/invoices')).json().pagination.total).toBe(0);
+    expect((await b.admin.get('/api/v1/payments')).json().pagination.total).toBe(0);
+    expect((await b.admin.get('/api/v1/credit-notes')).json().pagination.total).toBe(0);
     expect((await b.admin.get('/api/v1/usage-records')).json().pagination.total).toBe(0);
   });
 

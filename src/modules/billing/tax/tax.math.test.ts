@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../platform/http/errors.ts';
+import { seededRandom as random } from '../../../../test/random.ts';
 import { lineAmountCents, lineTaxCents, percentageThousandths, quantityUnits, totalsOf } from './tax.math.ts';
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('tax arithmetic', () => {
   it('reads percentages to three decimals and quantities to four, refusing more', () => {
