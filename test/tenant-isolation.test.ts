@@ -143,7 +143,10 @@ beforeAll(async () => {
   expect((await a.admin.post(`/api/v1/invoices/${finalInvoice}/finalize`)).statusCode).toBe(200);
   const payment = (await a.admin.post(`/api/v1/invoices/${finalInvoice}/payments`, { amount_cents: 100, method: 'cash' })).json().data.payment.payment_id as string;
   const creditNote = (await a.admin.post(`/api/v1/invoices/${finalInvoice}/credit-notes`, { amount_cents: 100, reason: 'Isolated' })).json().data.credit_note.credit_note_id as string;
-  Object.assign(ids, { invoice, invoiceItem, annotation, finalInvoice, payment, creditNote });
+  const quoteRes = await a.admin.post('/api/v1/quotes', { client_id: ids.client, title: 'Isolated quote', items: [{ ...item, is_recurring: true }] });
+  const quote = await created(quoteRes, 'quote_id');
+  const quoteItem = quoteRes.json().data.items[0].item_id as string;
+  Object.assign(ids, { invoice, invoiceItem, annotation, finalInvoice, payment, creditNote, quote, quoteItem });
 });
 // Knowledge base: tenant A's category, template and an article with one revision.
 beforeAll(async () => {
@@ -184,6 +187,7 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'taskId') return ids.projectTask;
   if (name === 'itemId' && url.startsWith('/api/v1/projects/tasks/')) return ids.checklistItem;
   if (name === 'itemId' && url.startsWith('/api/v1/invoices/')) return ids.invoiceItem;
+  if (name === 'itemId' && url.startsWith('/api/v1/quotes/')) return ids.quoteItem;
   if (name === 'annotationId') return ids.annotation;
   if (name === 'id' && url.startsWith('/api/v1/projects/')) return ids.project;
   if (name === 'slug' && url.startsWith('/api/v1/asset-types/')) return ids.assetType;
@@ -196,7 +200,7 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'id' && url.startsWith('/api/v1/assets/')) return ids.asset;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
-  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle, 'tax-rates': ids.taxRate, 'usage-records': ids.usage, invoices: ids.invoice, payments: ids.payment, 'credit-notes': ids.creditNote }[collection ?? ''];
+  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle, 'tax-rates': ids.taxRate, 'usage-records': ids.usage, invoices: ids.invoice, payments: ids.payment, 'credit-notes': ids.creditNote, quotes: ids.quote }[collection ?? ''];
 }
 
 /**
@@ -289,6 +293,13 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'POST /api/v1/invoices/:id/payments': { amount_cents: 1, method: 'cash' },
   'POST /api/v1/invoices/:id/credit-notes': { amount_cents: 1, reason: 'Hijacked' },
   'POST /api/v1/invoices/:id/apply-credit': {},
+  'PUT /api/v1/quotes/:id': { title: 'Hijacked' },
+  'POST /api/v1/quotes/:id/items': { description: 'Hijacked', quantity: 1, unit_price_cents: 100 },
+  'PUT /api/v1/quotes/:id/items/:itemId': { quantity: 2 },
+  'POST /api/v1/quotes/:id/send': {},
+  'POST /api/v1/quotes/:id/accept': {},
+  'POST /api/v1/quotes/:id/reject': { reason: 'Hijacked' },
+  'POST /api/v1/quotes/:id/convert': { start_date: '2026-12-01' },
   'PUT /api/v1/kb-articles/:id': { title: 'Hijacked' },
   'PUT /api/v1/kb-articles/:id/content': { content: 'hijacked' },
   'POST /api/v1/kb-articles/:id/publish': {},
@@ -404,6 +415,8 @@ describe('tenant isolation', () => {
     expect((await b.admin.get('/api/v1/invoices')).json().pagination.total).toBe(0);
     expect((await b.admin.get('/api/v1/payments')).json().pagination.total).toBe(0);
     expect((await b.admin.get('/api/v1/credit-notes')).json().pagination.total).toBe(0);
+    expect((await a.admin.get(`/api/v1/quotes/${ids.quote}`)).json().data).toMatchObject({ title: 'Isolated quote', status: 'draft', total_cents: 1000 });
+    expect((await b.admin.get('/api/v1/quotes')).json().pagination.total).toBe(0);
     expect((await b.admin.get('/api/v1/usage-records')).json().pagination.total).toBe(0);
   });
 

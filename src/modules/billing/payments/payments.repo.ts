@@ -32,8 +32,8 @@ export interface PaymentFilter {
 }
 
 export function paymentList(db: Executor, tenant: string, f: PaymentFilter) {
-  const filtered = <Q extends ReturnType<typeof paymentView>>(q: Q): Q => {
-    let r = q as ReturnType<typeof paymentView>;
+  const filtered = <Q extends ReturnType<typeof bare>>(q: Q): Q => {
+    let r = q as ReturnType<typeof bare>;
     if (f.invoiceId) r = r.where('p.invoice_id', '=', f.invoiceId);
     if (f.clientId) r = r.where('p.client_id', '=', f.clientId);
     if (f.method) r = r.where('p.method', '=', f.method);
@@ -41,14 +41,9 @@ export function paymentList(db: Executor, tenant: string, f: PaymentFilter) {
     if (f.to) r = r.where('p.payment_date', '<=', f.to);
     return r as Q;
   };
-  let from = db.selectFrom('invoice_payments as p').where('p.tenant', '=', tenant);
-  if (f.invoiceId) from = from.where('p.invoice_id', '=', f.invoiceId);
-  if (f.clientId) from = from.where('p.client_id', '=', f.clientId);
-  if (f.method) from = from.where('p.method', '=', f.method);
-  if (f.from) from = from.where('p.payment_date', '>=', f.from);
-  if (f.to) from = from.where('p.payment_date', '<=', f.to);
+  const bare = (d: Executor) => d.selectFrom('invoice_payments as p').where('p.tenant', '=', tenant);
   return defineList({
-    from,
+    from: filtered(bare(db)),
     page: filtered(paymentView(db, tenant)),
     sorts: { payment_date: ['p.payment_date', 'p.created_at'], amount_cents: ['p.amount_cents'], created_at: ['p.created_at'], updated_at: ['p.updated_at'] },
     defaultSort: 'payment_date',

@@ -126,18 +126,6 @@ export async function nextItemOrder(db: Executor, tenant: string, quoteId: strin
   return r?.m === null || r?.m === undefined ? 0 : Number(r.m) + 1;
 }
 
-/** A catalogue item's price in one currency (its `service_prices` row), if it has one. */
-export async function catalogPriceIn(db: Executor, tenant: string, serviceId: string, currency: string): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('service_prices')
-    .select('rate')
-    .where('tenant', '=', tenant)
-    .where('service_id', '=', serviceId)
-    .where('currency_code', '=', currency)
-    .executeTakeFirst();
-  return row?.rate;
-}
-
 /** The tenant's name (the seller on a quote document). */
 export async function tenantNameOf(db: Executor, tenant: string): Promise<string> {
   const row = await db.selectFrom('tenants').select('name').where('tenant_id', '=', tenant).executeTakeFirst();

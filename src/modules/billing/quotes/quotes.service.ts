@@ -12,7 +12,7 @@ import { iso, utcDate } from '../../../platform/time.ts';
 import { canSeeClient, isPortalActor, portalClientId } from '../../clients/index.ts';
 import { clientOfBody } from '../billing.clients.ts';
 import { emitBillingEvent } from '../billing.events.ts';
-import { findCatalogItem } from '../catalog/catalog.repo.ts';
+import { catalogLineDefaults } from '../catalog/catalog.repo.ts';
 import { addLineServiceIn, createContractLineIn } from '../contract-lines/lines.service.ts';
 import { attachLineIn, createContractIn } from '../contracts/contracts.service.ts';
 import { currencyCode, MAX_CENTS } from '../money.ts';
@@ -24,7 +24,6 @@ import { taxRatesById } from '../tax/tax.repo.ts';
 import { valueSplit } from './quotes.math.ts';
 import { pdfFileName, toQuoteDocument } from './quotes.pdf.ts';
 import {
-  catalogPriceIn,
   deleteQuote,
   deleteQuoteItem,
   findQuote,
@@ -162,25 +161,21 @@ interface ItemFields {
 async function itemDraft(ex: Executor, tenant: string, currency: string, body: ItemFields, path: string, current?: QuoteItemRow): Promise<ItemDraft> {
   const serviceId = body.service_id === undefined ? (current?.service_id ?? null) : body.service_id;
   const newService = serviceId !== null && serviceId !== (current?.service_id ?? null);
-  const catalog = newService ? await findCatalogItem(ex, tenant, serviceId) : undefined;
-  if (newService) {
-    if (!catalog) throw validation(`${path}.service_id`, `no service or product '${serviceId}' in this tenant`);
-    if (!catalog.is_active) throw unprocessable(`'${catalog.service_name}' is inactive; activate it before quoting it`, { service_id: catalog.service_id });
-    if (body.item_kind !== undefined && body.item_kind !== catalog.item_kind) {
-      throw validation(`${path}.item_kind`, `must match the catalogue item '${catalog.service_name}' (${catalog.item_kind})`);
-    }
+  const catalog = newService ? await catalogLineDefaults(ex, tenant, serviceId, currency, `${path}.service_id`) : undefined;
+  if (catalog && body.item_kind !== undefined && body.item_kind !== catalog.item_kind) {
+    throw validation(`${path}.item_kind`, `must match the catalogue item '${catalog.name}' (${catalog.item_kind})`);
   }
 
   let description: string;
   if (body.description !== undefined) description = requiredText(body.description, `${path}.description`);
-  else if (catalog) description = catalog.service_name;
+  else if (catalog) description = catalog.name;
   else if (current) description = current.description;
   else throw validation(`${path}.description`, 'is required unless service_id is given');
 
   let price = body.unit_price_cents;
   if (price === undefined && catalog) {
-    price = (await catalogPriceIn(ex, tenant, catalog.service_id, currency)) ?? (catalog.currency_code === currency ? catalog.default_rate : undefined);
-    if (price === undefined) throw validation(`${path}.unit_price_cents`, `is required: '${catalog.service_name}' has no price in ${currency}`);
+    price = catalog.unit_price_cents;
+    if (price === undefined) throw validation(`${path}.unit_price_cents`, `is required: '${catalog.name}' has no price in ${currency}`);
   }
   price ??= current?.unit_price_cents;
   if (price === undefined) throw validation(`${path}.unit_price_cents`, 'is required unless service_id names an item priced in the quote currency');
