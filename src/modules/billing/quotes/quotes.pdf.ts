@@ -40,6 +40,3 @@ export function toQuoteDocument(quote: Quote, sellerName: string): QuoteDocument
     notes: quote.description ? [quote.description] : [],
   };
 }
-
-/** A file name for Content-Disposition: the quote number, reduced to safe ASCII. */
-export const pdfFileName = (quoteNumber: string): string => `${quoteNumber.replace(/[^A-Za-z0-9._-]/g, '_') || 'quote'}.pdf`;

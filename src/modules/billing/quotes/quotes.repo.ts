@@ -125,9 +125,3 @@ export async function nextItemOrder(db: Executor, tenant: string, quoteId: strin
     .executeTakeFirst();
   return r?.m === null || r?.m === undefined ? 0 : Number(r.m) + 1;
 }
-
-/** The tenant's name (the seller on a quote document). */
-export async function tenantNameOf(db: Executor, tenant: string): Promise<string> {
-  const row = await db.selectFrom('tenants').select('name').where('tenant_id', '=', tenant).executeTakeFirst();
-  return row?.name ?? '';
-}

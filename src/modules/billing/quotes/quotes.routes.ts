@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ifMatchOf, withEtag } from '../../../platform/http/etag.ts';
 import { IdParams } from '../../../platform/http/schemas.ts';
+import { PdfResponse, sendPdf } from '../pdf/pdf.reply.ts';
 import type { QuotesService } from './quotes.service.ts';
 import {
   ConvertQuoteBody,
@@ -124,15 +125,11 @@ export const quotesRoutes = (service: QuotesService): FastifyPluginAsyncTypebox 
       summary: 'The quote as a PDF document',
       params: IdParams,
       querystring: NoQuery,
-      response: { 200: { description: 'The quote as a PDF', content: { 'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } } } } },
+      response: { 200: PdfResponse },
     },
     config: { permission: 'quote:read' },
   }, async (req, reply) => {
     const { fileName, bytes } = await service.pdf(req.actor, req.params.id);
-    // Binary, not a JSON schema'd body: answered through the untyped reply.
-    const out = reply as unknown as FastifyReply;
-    out.header('Content-Disposition', `inline; filename="${fileName}"`);
-    out.header('Cache-Control', 'private, no-cache');
-    return out.type('application/pdf').send(bytes);
+    return sendPdf(reply, bytes, fileName);
   });
 };

@@ -22,7 +22,8 @@ import { clientTaxOf, priceLines, type ClientTax } from '../tax/tax.lines.ts';
 import { percentageOf, quantityOf, quantityUnits, totalsOf } from '../tax/tax.math.ts';
 import { taxRatesById } from '../tax/tax.repo.ts';
 import { valueSplit } from './quotes.math.ts';
-import { pdfFileName, toQuoteDocument } from './quotes.pdf.ts';
+import { pdfFileName, sellerName } from '../pdf/pdf.reply.ts';
+import { toQuoteDocument } from './quotes.pdf.ts';
 import {
   deleteQuote,
   deleteQuoteItem,
@@ -33,7 +34,6 @@ import {
   itemsOfQuote,
   nextItemOrder,
   quoteList,
-  tenantNameOf,
   updateQuote,
   updateQuoteItem,
   type QuoteItemRow,
@@ -461,8 +461,8 @@ export function createQuotesService(deps: { db: Kysely<DB> }) {
     /** The quote as a PDF (the tenant as seller, the client billed). */
     async pdf(actor: Actor, id: string): Promise<{ fileName: string; bytes: Buffer }> {
       const quote = await view(db, actor, id);
-      const bytes = await renderQuotePdf(toQuoteDocument(quote, await tenantNameOf(db, actor.tenant)));
-      return { fileName: pdfFileName(quote.quote_number), bytes };
+      const bytes = await renderQuotePdf(toQuoteDocument(quote, await sellerName(db, actor.tenant)));
+      return { fileName: pdfFileName(quote.quote_number, 'quote'), bytes };
     },
   };
 }
