@@ -9,6 +9,8 @@ import { attachedLineCounts, contractCounts, revenueLines, type ContractScope, t
 import { BILLING_CYCLES as BILLING_FREQUENCIES } from '../../clients/index.ts';
 import { LINE_TYPES as CONTRACT_LINE_TYPES } from '../contract-lines/lines.schemas.ts';
 import type { Overview, OverviewQuery } from './analytics.schemas.ts';
+import { revenueReport } from './revenue.service.ts';
+import type { Revenue, RevenueQuery } from './revenue.schemas.ts';
 
 /** Billing periods per year of a line's billing frequency. */
 export const PERIODS_PER_YEAR: Record<BillingFrequency, bigint> = {
@@ -110,6 +112,11 @@ export function createBillingAnalyticsService(deps: { db: Kysely<DB> }) {
         }),
         top_lines: topLines,
       };
+    },
+
+    /** Invoiced, collected, credited, outstanding and overdue money per currency and calendar bucket (see revenue.service.ts). */
+    revenue(actor: Actor, query: RevenueQuery): Promise<Revenue> {
+      return revenueReport(db, actor, query);
     },
   };
 }
