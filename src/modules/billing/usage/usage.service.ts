@@ -54,14 +54,19 @@ export function createUsageService(deps: { db: Kysely<DB> }) {
 
     get: async (actor: Actor, id: string): Promise<UsageRecord> => toUsageRecord(await row(db, actor, id)),
 
-    /** The client must be in the tenant (400 naming client_id) and not merged (409); the item billed by usage and active (422). */
+    /**
+     * The client must be in the tenant (400 naming client_id) and not merged (409); the item active and billed by
+     * usage (a quantity of its unit) or hourly (hours, which bucket lines draw from) — a fixed-price item is a 422.
+     */
     async create(actor: Actor, body: CreateUsageRecordBody): Promise<UsageRecord> {
       const units = quantityUnits(body.quantity, 'body.quantity');
       return withTransaction(db, async (trx) => {
         await clientOfBody(trx, actor, body.client_id, 'write');
         const item = await findCatalogItem(trx, actor.tenant, body.service_id);
         if (!item) throw validation('body.service_id', `no service or product '${body.service_id}' in this tenant`);
-        if (item.billing_method !== 'usage') throw unprocessable(`'${item.service_name}' is billed ${item.billing_method}; usage is recorded only for items billed by usage`, { service_id: item.service_id });
+        if (item.billing_method === 'fixed') {
+          throw unprocessable(`'${item.service_name}' is billed at a fixed rate; usage is recorded for items billed by usage, and hours for hourly services`, { service_id: item.service_id });
+        }
         if (!item.is_active) throw unprocessable(`'${item.service_name}' is inactive; activate it before recording usage`, { service_id: item.service_id });
         const id = newId();
         await insertUsage(trx, {

@@ -7,19 +7,20 @@ let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => t.close());
 
-async function items(api: Api): Promise<{ storage: string; support: string }> {
+async function items(api: Api): Promise<{ storage: string; support: string; setup: string }> {
   const type = (await api.get('/api/v1/service-types?search=Cloud')).json().data[0].service_type_id;
   const make = async (body: Record<string, unknown>) => (await api.post('/api/v1/services', { custom_service_type_id: type, ...body })).json().data.service_id as string;
   return {
     storage: await make({ service_name: 'Backup storage', billing_method: 'usage', unit_of_measure: 'GB', default_rate: 10 }),
     support: await make({ service_name: 'Support', billing_method: 'hourly', unit_of_measure: 'hour', default_rate: 12000 }),
+    setup: await make({ service_name: 'Setup', billing_method: 'fixed', unit_of_measure: 'each', default_rate: 50000 }),
   };
 }
 
 describe('usage records', () => {
   it("records a client's usage of an item billed by usage, to four decimals; lists by client, service and dates; corrects and deletes", async () => {
     const { tenant, admin } = await makeTenant(t);
-    const { storage, support } = await items(admin);
+    const { storage, support, setup } = await items(admin);
     const client = await makeClient(admin, { client_name: 'Acme' });
     const other = await makeClient(admin, { client_name: 'Beta' });
     const res = await admin.post('/api/v1/usage-records', { client_id: client.client_id, service_id: storage, quantity: 12.3456, usage_date: '2026-10-31', description: 'October backups' });
@@ -35,7 +36,14 @@ describe('usage records', () => {
     expect(await qty('?from=2026-11-01&to=2026-11-30&sort=quantity&order=asc')).toEqual([1, 2]);
     expect(await qty(`?service_id=${support}`)).toEqual([]);
 
-    expectError(await admin.post('/api/v1/usage-records', { client_id: client.client_id, service_id: support, quantity: 1 }), 422, 'UNPROCESSABLE');
+    const fixedItem = await admin.post('/api/v1/usage-records', { client_id: client.client_id, service_id: setup, quantity: 1 });
+    expectError(fixedItem, 422, 'UNPROCESSABLE');
+    expect(fixedItem.json().error.message).toBe("'Setup' is billed at a fixed rate; usage is recorded for items billed by usage, and hours for hourly services");
+    // Hours against an hourly service are recorded too (bucket lines bill from them).
+    const hours = await admin.post('/api/v1/usage-records', { client_id: other.client_id, service_id: support, quantity: 1.25, usage_date: '2026-11-02' });
+    expect(hours.statusCode, hours.body).toBe(201);
+    expect(hours.json().data).toMatchObject({ unit_of_measure: 'hour', quantity: 1.25 });
+    expect((await admin.delete(`/api/v1/usage-records/${hours.json().data.usage_id}`)).statusCode).toBe(204);
     expectError(await admin.delete(`/api/v1/services/${storage}`), 409, 'CONFLICT');
     expectError(await admin.delete(`/api/v1/clients/${other.client_id}`), 409, 'CONFLICT');
     const fixed = await admin.put(`/api/v1/usage-records/${rec.usage_id}`, { quantity: 12.5 });

@@ -208,7 +208,8 @@ const EVENT_CHUNK = 1000;
  */
 export async function emitMany(trx: Transaction<DB>, events: readonly DomainEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const now = new Date();
+  // One timestamp for the batch, passed as text: the same instant `emit` records, without a Date to serialise per row.
+  const now = new Date().toISOString();
   const rows = events.map((e) => ({ ...e, event_id: newId(), payload: JSON.stringify(e.payload), occurred_at: now, next_attempt_at: now }));
   for (let i = 0; i < rows.length; i += EVENT_CHUNK) await trx.insertInto('events').values(rows.slice(i, i + EVENT_CHUNK)).execute();
   await sql`select pg_notify(${EVENTS_CHANNEL}, '')`.execute(trx);

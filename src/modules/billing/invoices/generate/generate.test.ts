@@ -64,11 +64,9 @@ async function usage(s: Setup, clientId: string, serviceId: string, quantity: nu
   await ok(s.admin.post('/api/v1/usage-records', { client_id: clientId, service_id: serviceId, quantity, usage_date }));
 }
 
-/** Hours against an hourly service (bucket lines): usage records are recorded only for usage items through the API, so in SQL. */
+/** Hours against an hourly service, which bucket lines draw from. */
 async function hours(s: Setup, clientId: string, quantity: number, usage_date: string): Promise<void> {
-  await t.database.db.insertInto('usage_records').values({
-    tenant: s.tenant, usage_id: newId(), client_id: clientId, service_id: s.support, quantity_units: Math.round(quantity * 10000), usage_date, description: null, created_by: null,
-  }).execute();
+  await usage(s, clientId, s.support, quantity, usage_date);
 }
 
 const generate = (api: Api, body: Record<string, unknown>) => api.post('/api/v1/invoices/generate', body);
