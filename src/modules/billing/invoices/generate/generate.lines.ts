@@ -1,4 +1,5 @@
 import type { LineConfig } from '../../../billing/contract-lines/lines.config.ts';
+import { addDays } from '../../../../platform/time.ts';
 import { roundHalfEven } from '../../rounding.ts';
 
 /**
@@ -56,12 +57,9 @@ const DAY_MS = 86_400_000;
 export const UNITS_PER_QUANTITY = 10_000n;
 
 const dayNumber = (d: string): number => Date.UTC(Number(d.slice(0, 4)), Number(d.slice(5, 7)) - 1, Number(d.slice(8, 10))) / DAY_MS;
-const fromDayNumber = (n: number): string => new Date(n * DAY_MS).toISOString().slice(0, 10);
 
 /** Days in [start, end], both counted: 2026-11-01 – 2026-11-30 → 30. */
 export const inclusiveDays = (p: Period): number => dayNumber(p.end) - dayNumber(p.start) + 1;
-
-export const addDays = (d: string, n: number): string => fromDayNumber(dayNumber(d) + n);
 
 /** The previous period of the same length: the days right before `p`, as many as `p` has. */
 export function previousPeriod(p: Period): Period {

@@ -6,7 +6,7 @@ import type { InvoiceItemsTable, InvoicesTable } from '../../../../platform/db/s
 import type { DomainEvent } from '../../../../platform/events/outbox.ts';
 import { AppError, conflict, unprocessable, validation } from '../../../../platform/http/errors.ts';
 import { newId } from '../../../../platform/ids.ts';
-import { utcDate } from '../../../../platform/time.ts';
+import { addDays, utcDate } from '../../../../platform/time.ts';
 import { canSeeClient } from '../../../clients/index.ts';
 import { clientOfBody } from '../../billing.clients.ts';
 import type { LineConfig } from '../../../billing/contract-lines/lines.config.ts';
@@ -15,7 +15,7 @@ import { priceLines, type ClientTax, type PricedLine } from '../../../billing/ta
 import { percentageOf, quantityOf, totalsOf } from '../../../billing/tax/tax.math.ts';
 import { insertInvoiceItems, insertInvoices } from '../invoices.repo.ts';
 import {
-  activePart, addDays, bucketItems, fixedItem, inclusiveDays, previousPeriod, usageItems,
+  activePart, bucketItems, fixedItem, inclusiveDays, previousPeriod, usageItems,
   type ItemDraft, type LineContext, type Period,
 } from './generate.lines.ts';
 import {
