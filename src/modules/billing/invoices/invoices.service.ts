@@ -336,8 +336,8 @@ export function createInvoicesService(deps: { db: Kysely<DB> }) {
           const reversed = await reversedByCreditNotes(trx, actor.tenant, id);
           if (reversed < row.amount_paid_cents) {
             throw conflict(
-              `Invoice ${invoiceLabel(row)} has payments of ${row.amount_paid_cents} cents and credit notes reversing ${reversed}; issue a credit note for the remaining ${row.amount_paid_cents - reversed} cents before voiding`,
-              { amount_paid_cents: row.amount_paid_cents, reversed_cents: reversed },
+              `Invoice ${invoiceLabel(row)} is ${row.status}; its payments of ${row.amount_paid_cents} cents are reversed by credit notes for ${reversed}: issue a credit note for the remaining ${row.amount_paid_cents - reversed} cents before voiding`,
+              { status: row.status, amount_paid_cents: row.amount_paid_cents, reversed_cents: reversed },
             );
           }
         }
