@@ -182,7 +182,7 @@ async function main(): Promise<void> {
     const secret = { mac: (d: string) => `m${d.length}`, verifyMac: (d: string, m: string) => m === `m${d.length}` };
     const service = createSearchService({ db, cursorMac: secret });
     const actor = (permissions: readonly string[]): Actor => ({
-      tenant: main.tenant_id, tenantSlug: 'bench-search', userId: users[0]!, apiKeyId: 'bench', userType: 'internal', clientId: null, permissions: new Set(permissions), scopes: null,
+      tenant: main.tenant_id, tenantSlug: 'bench-search', userId: users[0]!, apiKeyId: 'bench', userType: 'internal', clientId: null, contactId: null, permissions: new Set(permissions), scopes: null,
     });
     const admin = actor(allPermissions());
     const tech = actor(builtinRoles().find((r) => r.role_name === 'Technician')!.permissions);

@@ -56,6 +56,8 @@ export interface UserOptions {
   scopes?: string[];
   userType?: 'internal' | 'client';
   clientId?: string;
+  /** The user's own contact (`users.contact_id`): a portal user's rights on billing profiles come through it. */
+  contactId?: string;
   rateLimit?: { burst: number; per_minute: number };
   expiresAt?: Date;
 }
@@ -75,7 +77,7 @@ export async function makeUser(t: TestApp, tenant: string, opts: UserOptions = {
       last_name: 'User',
       user_type: opts.userType ?? 'internal',
       client_id: opts.clientId ?? null,
-      contact_id: null,
+      contact_id: opts.contactId ?? null,
     });
     if (opts.role) {
       const role = await trx.selectFrom('roles').select('role_id').where('tenant', '=', tenant).where('role_name', '=', opts.role).executeTakeFirstOrThrow();

@@ -293,6 +293,8 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'POST /api/v1/invoices/:id/payments': { amount_cents: 1, method: 'cash' },
   'POST /api/v1/invoices/:id/credit-notes': { amount_cents: 1, reason: 'Hijacked' },
   'POST /api/v1/invoices/:id/apply-credit': {},
+  'POST /api/v1/clients/:id/merge/preview': () => ({ target_client_id: ids.client }),
+  'POST /api/v1/clients/:id/merge': () => ({ target_client_id: ids.client }),
   'PUT /api/v1/quotes/:id': { title: 'Hijacked' },
   'POST /api/v1/quotes/:id/items': { description: 'Hijacked', quantity: 1, unit_price_cents: 100 },
   'PUT /api/v1/quotes/:id/items/:itemId': { quantity: 2 },

@@ -26,6 +26,7 @@ import { defineModule, V1 } from '../deps.ts';
 import { upsertAssetByExternalId } from './assets.inbound.ts';
 import { assetIndexer } from './assets.search.ts';
 import { documentIndexer } from './documents/documents.search.ts';
+import { assetsMergeParticipant } from './assets.merge.ts';
 
 export { requireVisibleAsset, findAssetRow, type AssetRow } from './assets.access.ts';
 export { recordAssetHistory } from './history/history.service.ts';
@@ -79,7 +80,9 @@ export const assetsModule = defineModule({
   searchIndexers: [assetIndexer, documentIndexer],
   build: (deps) => {
     const assets = createAssetsModule({ db: deps.db, publicUrl: deps.config.publicUrl });
-    const clients = deps.services<ClientsApi>('clients').service;
-    return { api: assets, routes: [{ prefix: V1, plugin: assets.routes }], inboundActions: [upsertAssetByExternalId(assets.service, clients)] };
+    const clients = deps.services<ClientsApi>('clients');
+    // A client merge moves the source's assets to the target (assets.merge.ts).
+    clients.merges.participate(assetsMergeParticipant({ publicUrl: deps.config.publicUrl }));
+    return { api: assets, routes: [{ prefix: V1, plugin: assets.routes }], inboundActions: [upsertAssetByExternalId(assets.service, clients.service)] };
   },
 });

@@ -1,6 +1,7 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import { emit } from '../../platform/events/outbox.ts';
+import { emit, EVENTS_CHANNEL, type DomainEvent } from '../../platform/events/outbox.ts';
+import { newId } from '../../platform/ids.ts';
 import { announced } from '../../platform/events/vocabulary.ts';
 
 /** The billing area's event types (announced: listed for webhooks, payloads carry ids and changed fields). */
@@ -79,8 +80,46 @@ export type BillingChange =
   | 'created' | 'updated' | 'deleted' | 'line_attached' | 'line_detached' | 'service_added' | 'service_updated' | 'service_removed'
   | 'finalized' | 'sent' | 'voided' | 'payment_recorded' | 'credited' | 'paid' | 'annotation_added' | 'accepted' | 'rejected' | 'converted';
 
+/** The payload key naming the record: `<entity>_id`, except where the table's key says otherwise. */
+function idKeyOf(entity: BillingEntity): string {
+  return entity === 'service' || entity === 'product' ? 'service_id' : entity === 'client_tax_settings' ? 'client_id' : entity === 'usage_record' ? 'usage_id' : `${entity}_id`;
+}
+
 /** `<entity>.<change>` through the outbox in the write's transaction; the payload names the record by `<entity>_id`. */
 export function emitBillingEvent(trx: Transaction<DB>, tenant: string, entity: BillingEntity, change: BillingChange, id: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const key = entity === 'service' || entity === 'product' ? 'service_id' : entity === 'client_tax_settings' ? 'client_id' : entity === 'usage_record' ? 'usage_id' : `${entity}_id`;
-  return emit(trx, { tenant, event_type: `${entity}.${change}`, aggregate_type: entity, aggregate_id: id, payload: { [key]: id, ...extra } });
+  return emit(trx, { tenant, event_type: `${entity}.${change}`, aggregate_type: entity, aggregate_id: id, payload: { [idKeyOf(entity)]: id, ...extra } });
+}
+
+/** One record of a bulk emission: its id and the rest of its payload. */
+export interface BillingEventRow {
+  id: string;
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * `<entity>.<change>` for many records at once (invoice generation, a client merge): the same events
+ * `emitBillingEvent` records one by one, written by `emitEvents` in a few multi-row statements.
+ */
+export function emitBillingEvents(trx: Transaction<DB>, tenant: string, entity: BillingEntity, change: BillingChange, rows: readonly BillingEventRow[]): Promise<string[]> {
+  const key = idKeyOf(entity);
+  return emitEvents(trx, rows.map((r) => ({
+    tenant, event_type: `${entity}.${change}`, aggregate_type: entity, aggregate_id: r.id, payload: { [key]: r.id, ...r.extra },
+  })));
+}
+
+const EVENT_CHUNK = 1000;
+
+/**
+ * Many outbox events in the write's transaction, as `emit` (src/platform/events/outbox.ts) records one: the
+ * same row shape, a few multi-row statements instead of a statement per event, and one wake-up notice
+ * (none when there is nothing to emit).
+ */
+export async function emitEvents(trx: Transaction<DB>, events: readonly DomainEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  // One timestamp for the batch, passed as text: the same instant `emit` records, without a Date to serialise per row.
+  const now = new Date().toISOString();
+  const rows = events.map((e) => ({ ...e, event_id: newId(), payload: JSON.stringify(e.payload), occurred_at: now, next_attempt_at: now }));
+  for (let i = 0; i < rows.length; i += EVENT_CHUNK) await trx.insertInto('events').values(rows.slice(i, i + EVENT_CHUNK)).execute();
+  await sql`select pg_notify(${EVENTS_CHANNEL}, '')`.execute(trx);
+  return rows.map((r) => r.event_id);
 }

@@ -5,7 +5,9 @@ import { CRUD } from '../../platform/auth/permissions.ts';
 import { defineModule, V1 } from '../deps.ts';
 import { billingAnalyticsRoutes } from './analytics/analytics.routes.ts';
 import { createBillingAnalyticsService } from './analytics/analytics.service.ts';
+import type { ClientsApi } from '../clients/index.ts';
 import { BILLING_EVENT_TYPES } from './billing.events.ts';
+import { billingMergeParticipant } from './billing.merge.ts';
 import { productsRoutes, servicesRoutes } from './catalog/catalog.routes.ts';
 import { serviceCatalogSearchIndexer } from './catalog/catalog.search.ts';
 import { createCatalogService } from './catalog/catalog.service.ts';
@@ -79,5 +81,8 @@ export const billingModule = defineModule({
   ],
   events: { types: BILLING_EVENT_TYPES },
   searchIndexers: [serviceCatalogSearchIndexer, contractSearchIndexer, clientContractSearchIndexer, invoiceSearchIndexer, invoiceItemSearchIndexer, invoiceAnnotationSearchIndexer],
-  build: (deps) => ({ routes: [{ prefix: V1, plugin: createBillingModule(deps).routes }] }),
+  build: (deps) => {
+    deps.services<ClientsApi>('clients').merges.participate(billingMergeParticipant());
+    return { routes: [{ prefix: V1, plugin: createBillingModule(deps).routes }] };
+  },
 });

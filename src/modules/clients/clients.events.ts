@@ -7,6 +7,7 @@ export const CLIENT_EVENTS = {
   created: 'client.created',
   updated: 'client.updated',
   deleted: 'client.deleted',
+  merged: 'client.merged',
 } as const;
 
 export type ClientEventType = (typeof CLIENT_EVENTS)[keyof typeof CLIENT_EVENTS];

@@ -66,14 +66,16 @@ describe('GET /api/v1/clients', () => {
     expect((await names(admin, '?sort=updated_at&order=desc'))[0]).toBe('A');
   });
 
-  it('filters by client_type, billing_cycle, is_inactive, is_merged and updated_since', async () => {
+  it('filters by client_type, billing_cycle, is_inactive, is_merged (tombstones hidden by default) and updated_since', async () => {
     const { tenant, admin } = await makeTenant(t);
     const a = await makeClient(admin, { client_name: 'A', client_type: 'individual', billing_cycle: 'weekly' });
     await makeClient(admin, { client_name: 'B', billing_cycle: 'weekly', is_inactive: true });
     const c = await makeClient(admin, { client_name: 'C', billing_cycle: 'monthly' });
     await tombstone(t, tenant, c.client_id, a.client_id);
     expect(await names(admin, '?client_type=individual')).toEqual(['A']);
-    expect(await names(admin, '?client_type=company')).toEqual(['B', 'C']);
+    // A merged client (tombstone) is left out of lists unless asked for.
+    expect(await names(admin, '?client_type=company')).toEqual(['B']);
+    expect(await names(admin, '?client_type=company&include_merged=true')).toEqual(['B', 'C']);
     expect(await names(admin, '?billing_cycle=weekly')).toEqual(['A', 'B']);
     expect(await names(admin, '?is_inactive=true')).toEqual(['B']);
     expect(await names(admin, '?is_inactive=false&billing_cycle=weekly')).toEqual(['A']);

@@ -30,6 +30,8 @@ export function toClient(row: ClientViewRow): Client {
     is_inactive: row.is_inactive,
     merged_into_client_id: row.merged_into_client_id,
     merged_at: row.merged_at?.toISOString() ?? null,
+    merged_by: row.merged_by,
+    parent_client_id: row.parent_client_id,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -35,7 +35,7 @@ const LOCATION_COLUMNS = [
 const CLIENT_COLUMNS = [
   'c.tenant', 'c.client_id', 'c.client_name', 'c.client_type', 'c.billing_cycle', 'c.payment_terms',
   'c.default_currency_code', 'c.client_since', 'c.tax_id_number', 'c.is_inactive', 'c.merged_into_client_id',
-  'c.merged_at', 'c.created_at', 'c.updated_at',
+  'c.merged_at', 'c.merged_by', 'c.parent_client_id', 'c.created_at', 'c.updated_at',
 ] as const;
 
 /**
@@ -102,6 +102,9 @@ export interface ClientListFilter {
   billingCycle?: BillingCycle;
   isInactive?: boolean;
   isMerged?: boolean;
+  /** Tombstones are listed only when asked for (isMerged true, or this). */
+  includeMerged?: boolean;
+  parentClientId?: string;
   search?: string;
 }
 
@@ -112,6 +115,8 @@ function filteredClients(db: Executor, tenant: string, f: ClientListFilter) {
   if (f.billingCycle !== undefined) q = q.where('c.billing_cycle', '=', f.billingCycle);
   if (f.isInactive !== undefined) q = q.where('c.is_inactive', '=', f.isInactive);
   if (f.isMerged !== undefined) q = q.where('c.merged_into_client_id', f.isMerged ? 'is not' : 'is', null);
+  else if (!f.includeMerged) q = q.where('c.merged_into_client_id', 'is', null);
+  if (f.parentClientId !== undefined) q = q.where('c.parent_client_id', '=', f.parentClientId);
   if (f.search !== undefined) {
     const p = likePattern(f.search);
     q = q.where((eb) =>

@@ -24,6 +24,8 @@ export const Client = Type.Object({
   is_inactive: Type.Boolean(),
   merged_into_client_id: Nullable(Id),
   merged_at: Nullable(Timestamp),
+  merged_by: Nullable(Type.Unsafe<string>({ ...Id, description: 'The user who merged this client (set on a tombstone)' })),
+  parent_client_id: Nullable(Type.Unsafe<string>({ ...Id, description: 'The client above this one (a group or parent company); null at the top' })),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -39,6 +41,7 @@ const writableFields = {
   payment_terms: Nullable(Type.String({ maxLength: 100 })),
   tax_id_number: Nullable(Type.String({ maxLength: 255 })),
   is_inactive: Type.Boolean(),
+  parent_client_id: Nullable(Type.Unsafe<string>({ ...Id, description: 'The client above this one; it must not be this client or one below it' })),
   email: Nullable(Email),
   phone_no: Nullable(Phone),
 };
@@ -77,6 +80,8 @@ export const ListClientsQuery = listQuery(CLIENT_SORT_FIELDS, {
   billing_cycle: Type.Optional(BillingCycleSchema),
   is_inactive: Type.Optional(Type.Boolean()),
   is_merged: Type.Optional(Type.Boolean({ description: 'true: only merged (tombstoned) clients; false: only live ones' })),
+  include_merged: Type.Optional(Type.Boolean({ description: 'Merged (tombstoned) clients are left out unless this is true (or is_merged=true)' })),
+  parent_client_id: Type.Optional(Type.Unsafe<string>({ type: 'string', format: 'uuid', description: 'Only the direct children of this client' })),
   search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name, tax ID, or the default location\'s email, phone or city; blank means no search' })),
 });
 export type ListClientsQuery = Static<typeof ListClientsQuery>;

@@ -1,6 +1,7 @@
 import cc from 'currency-codes';
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
+import { assertParentAllowed } from './clients.hierarchy.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { ClientsTable, DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
@@ -87,6 +88,7 @@ function clientUpdate(body: UpdateClientBody): Updateable<ClientsTable> {
     payment_terms: optionalText(body.payment_terms),
     tax_id_number: optionalText(body.tax_id_number),
     is_inactive: body.is_inactive,
+    parent_client_id: body.parent_client_id,
   };
 }
 
@@ -116,6 +118,8 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
         billingCycle: query.billing_cycle,
         isInactive: query.is_inactive,
         isMerged: query.is_merged,
+        includeMerged: query.include_merged,
+        parentClientId: query.parent_client_id,
         search: query.search?.trim() || undefined,
       };
       return listPage(query, clientList(db, actor.tenant, filter), (rows) => rows.map(toClient));
@@ -155,6 +159,7 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
       const location = initialLocation(body);
       return withTransaction(db, async (trx) => {
         await assertNameFree(trx, actor.tenant, name);
+        if (body.parent_client_id) await assertParentAllowed(trx, actor.tenant, undefined, body.parent_client_id);
         const clientId = newId();
         const now = new Date();
         await insertClient(trx, {
@@ -170,6 +175,8 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
           is_inactive: body.is_inactive ?? false,
           merged_into_client_id: null,
           merged_at: null,
+          merged_by: null,
+          parent_client_id: body.parent_client_id ?? null,
           notes: null,
           notes_updated_at: null,
           created_at: now,
@@ -206,6 +213,7 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
         const now = new Date();
 
         if (changes.client_name !== undefined) await assertNameFree(trx, actor.tenant, changes.client_name, id);
+        if (changes.parent_client_id) await assertParentAllowed(trx, actor.tenant, id, changes.parent_client_id);
         const email = optionalText(body.email);
         const phone = optionalText(body.phone_no);
         if (email !== undefined || phone !== undefined) {

@@ -14,6 +14,9 @@ import { announced } from '../../platform/events/vocabulary.ts';
 import { defineModule, V1 } from '../deps.ts';
 import { upsertClientByExternalId } from './clients.inbound.ts';
 import { clientSearchIndexer } from './clients.search.ts';
+import { ClientMerges } from './merge/merge.participants.ts';
+import { mergeRoutes } from './merge/merge.routes.ts';
+import { createMergeService } from './merge/merge.service.ts';
 
 export {
   assertNotMerged,
@@ -29,6 +32,7 @@ export { CLIENT_DEPENDENTS } from './clients.dependents.ts';
 export { billingProfileForContract, removeContactFromBillingProfiles } from './billing-profiles/billing-profiles.service.ts';
 export { CreateClientBody, UpdateClientBody, BILLING_CYCLES, CLIENT_TYPES } from './clients.schemas.ts';
 export type { ClientsService } from './clients.service.ts';
+export type { MergeBlocker, MergeContext, MergeParticipant } from './merge/merge.participants.ts';
 
 /** Clients with their locations, notes and billing profiles. */
 export function createClientsModule(deps: { db: Kysely<DB> }) {
@@ -36,13 +40,17 @@ export function createClientsModule(deps: { db: Kysely<DB> }) {
   const locations = createLocationsService(deps);
   const notes = createNotesService(deps);
   const billingProfiles = createBillingProfilesService(deps);
+  /** Areas whose records name a client register their part of a merge here when built. */
+  const merges = new ClientMerges();
+  const merge = createMergeService({ ...deps, merges });
   const routes: FastifyPluginAsyncTypebox = async (app) => {
+    await app.register(mergeRoutes(merge));
     await app.register(clientsRoutes(service));
     await app.register(locationsRoutes(locations));
     await app.register(notesRoutes(notes));
     await app.register(billingProfilesRoutes(billingProfiles));
   };
-  return { service, locations, notes, billingProfiles, routes };
+  return { service, locations, notes, billingProfiles, merges, merge, routes };
 }
 
 export type ClientsApi = ReturnType<typeof createClientsModule>;
@@ -56,6 +64,7 @@ export const clientsModule = defineModule({
     types: announced('client', [
       ['client.created', 'A client was created'],
       ['client.updated', 'A client changed'],
+      ['client.merged', 'A client was merged into another (payload: target_client_id, cutover_date, counts of moved records, merged_by)'],
     ]),
   },
   searchIndexers: [clientSearchIndexer],

@@ -8,6 +8,7 @@ import type { ClientsApi } from '../clients/index.ts';
 import { defineModule, V1 } from '../deps.ts';
 import { upsertContactByExternalId } from './contacts.inbound.ts';
 import { contactSearchIndexer } from './contacts.search.ts';
+import { contactsMergeParticipant } from './contacts.merge.ts';
 
 export { CreateContactBody, UpdateContactBody } from './contacts.schemas.ts';
 export type { ContactsService } from './contacts.service.ts';
@@ -38,7 +39,9 @@ export const contactsModule = defineModule({
   searchIndexers: [contactSearchIndexer],
   build: (deps) => {
     const contacts = createContactsModule(deps);
-    const clients = deps.services<ClientsApi>('clients').service;
-    return { api: contacts, routes: [{ prefix: V1, plugin: contacts.routes }], inboundActions: [upsertContactByExternalId(contacts.service, clients)] };
+    const clients = deps.services<ClientsApi>('clients');
+    // A client merge moves the source's contacts to the target (contacts.merge.ts).
+    clients.merges.participate(contactsMergeParticipant());
+    return { api: contacts, routes: [{ prefix: V1, plugin: contacts.routes }], inboundActions: [upsertContactByExternalId(contacts.service, clients.service)] };
   },
 });

@@ -13,7 +13,7 @@ export async function loadOwnerActor(db: Executor, tenant: string, userId: strin
     .selectFrom('users as u')
     .innerJoin('tenants as t', 't.tenant_id', 'u.tenant')
     .select([
-      'u.user_id', 'u.user_type', 'u.client_id', 't.slug',
+      'u.user_id', 'u.user_type', 'u.client_id', 'u.contact_id', 't.slug',
       permissionsOfUser('u.tenant', 'u.user_id').as('permissions'),
     ])
     .where('u.tenant', '=', tenant)
@@ -30,6 +30,7 @@ export async function loadOwnerActor(db: Executor, tenant: string, userId: strin
     apiKeyId: inboundWebhookId,
     userType: row.user_type,
     clientId: row.user_type === 'client' ? row.client_id : null,
+    contactId: row.user_type === 'client' ? row.contact_id : null,
     permissions: new Set(row.permissions),
     scopes: null,
   };

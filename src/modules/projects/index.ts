@@ -24,10 +24,12 @@ import { createTasksService } from './tasks/tasks.service.ts';
 import { createTaskInTrx, updateTaskInTrx } from './tasks/tasks.writes.ts';
 import { createProjectExtras } from './extras.ts';
 import { CRUD } from '../../platform/auth/permissions.ts';
+import type { ClientsApi } from '../clients/index.ts';
 import { defineModule, V1 } from '../deps.ts';
 import { createProjectTask } from './projects.inbound.ts';
 import { PROJECT_VOCABULARY } from './projects.vocabulary.ts';
 import { phaseIndexer, projectIndexer, taskCommentIndexer, taskIndexer } from './projects.search.ts';
+import { projectsMergeParticipant } from './projects.merge.ts';
 
 // Transaction-level writes: each does a whole write (validation, events, search sync) inside the
 // caller's transaction, so templates, bulk endpoints and inbound actions emit what the REST routes do.
@@ -106,6 +108,8 @@ export const projectsModule = defineModule({
   build: (deps) => {
     const settings = { db: deps.db, publicUrl: deps.config.publicUrl };
     const projects = createProjectsModule(settings);
+    // A client merge moves the source's projects to the target (projects.merge.ts).
+    deps.services<ClientsApi>('clients').merges.participate(projectsMergeParticipant(settings));
     return {
       api: projects,
       routes: [

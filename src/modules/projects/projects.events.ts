@@ -32,11 +32,13 @@ export async function emitProjectEvents(
   trx: Transaction<DB>,
   row: ProjectViewRow,
   types: readonly ProjectEventType[],
-  ctx: { publicUrl: string; previousStatus?: PreviousStatus | null; changes?: Changes },
+  ctx: { publicUrl: string; previousStatus?: PreviousStatus | null; changes?: Changes; merge?: boolean },
 ): Promise<void> {
   const data = toProjectData(row, ctx);
   for (const event_type of types) {
-    const payload = event_type === PROJECT_EVENTS.updated ? { data, changes: ctx.changes ?? {} } : { data };
+    const payload: Record<string, unknown> = event_type === PROJECT_EVENTS.updated ? { data, changes: ctx.changes ?? {} } : { data };
+    // A client merge's re-attribution (webhooks receive data and changes only).
+    if (ctx.merge) payload.merge = true;
     await emit(trx, { tenant: row.tenant, event_type, aggregate_type: 'project', aggregate_id: row.project_id, payload });
   }
 }

@@ -99,7 +99,7 @@ describe('search index maintenance', () => {
 
     await expect(searchReindexCommand(t.database.db, { tenant: 'no-such-tenant' })).rejects.toThrow(/No tenant/);
     await expect(searchReindexCommand(t.database.db, { tenant, type: 'spaceship' })).rejects.toThrow(/--type/);
-    await expect(searchReindexCommand(t.database.db, { tenant, type: 'invoice' })).rejects.toThrow(/no indexer/);
+    await expect(searchReindexCommand(t.database.db, { tenant, type: 'time_entry' })).rejects.toThrow(/no indexer/);
   });
 
   it('keeps the typo dictionary in step with writes; re-index drops words no document has any more', async () => {

@@ -18,7 +18,7 @@ function clocked(start = Date.parse('2030-01-01T00:00:00.000Z')) {
 
 async function actorFor(): Promise<Actor> {
   const { tenant, slug, adminUserId } = await makeTenant(t);
-  return { tenant, tenantSlug: slug, userId: adminUserId, apiKeyId: adminUserId, userType: 'internal', clientId: null, permissions: new Set(['storage:read', 'storage:write']), scopes: null };
+  return { tenant, tenantSlug: slug, userId: adminUserId, apiKeyId: adminUserId, userType: 'internal', clientId: null, contactId: null, permissions: new Set(['storage:read', 'storage:write']), scopes: null };
 }
 
 async function counters(tenant: string) {

@@ -26,6 +26,7 @@ import { referenceResolver } from './inbound/ticket-inputs.ts';
 import { updateTicketByExternalId } from './inbound/update-ticket.ts';
 import { TICKET_VOCABULARY } from './tickets.vocabulary.ts';
 import { ticketSearchIndexer } from './tickets.search.ts';
+import { ticketsMergeParticipant } from './tickets.merge.ts';
 import { boardSearchIndexer, statusSearchIndexer } from './boards/boards.search.ts';
 import { categorySearchIndexer } from './categories/categories.search.ts';
 import { ticketCommentSearchIndexer } from './comments/comments.search.ts';
@@ -33,7 +34,7 @@ import { tagSearchIndexer } from './tags/tags.search.ts';
 
 export { seedTicketDefaults } from './tickets.defaults.ts';
 export type { TicketRow, TicketViewRow } from './tickets.repo.ts';
-export { requireVisibleTicket } from './tickets.rules.ts';
+export { canSeeTicket, requireVisibleTicket, visibleTicketsCondition } from './tickets.rules.ts';
 export { ticketResolution, type TicketResolution } from './tickets.resolution.ts';
 export { toTicket, toTicketData, type TicketData } from './tickets.mapper.ts';
 export { TICKET_DELETED } from './tickets.events.ts';
@@ -80,7 +81,10 @@ export const ticketsModule = defineModule({
   searchIndexers: [ticketSearchIndexer, ticketCommentSearchIndexer, boardSearchIndexer, statusSearchIndexer, categorySearchIndexer, tagSearchIndexer],
   build: (deps) => {
     const tickets = createTicketsModule({ db: deps.db, publicUrl: deps.config.publicUrl });
-    const resolve = referenceResolver(deps.services<ClientsApi>('clients').service, deps.services<ContactsApi>('contacts').service);
+    const clients = deps.services<ClientsApi>('clients');
+    const resolve = referenceResolver(clients.service, deps.services<ContactsApi>('contacts').service);
+    // A client merge moves the source's tickets to the target (tickets.merge.ts).
+    clients.merges.participate(ticketsMergeParticipant({ publicUrl: deps.config.publicUrl }));
     return {
       api: tickets,
       routes: [{ prefix: V1, plugin: tickets.routes }],

@@ -41,7 +41,7 @@ describe('the curated data builder', () => {
     const at = new Date('2026-01-02T03:04:05.678Z');
     const row = {
       tenant: 't', ticket_id: 'id', ticket_seq: 1, ticket_number: 'T-000001', title: 'x', description: null, board_id: 'b', status_id: 's',
-      priority_id: 'p', category_id: null, subcategory_id: null, client_id: 'c', contact_id: null, assigned_to: null, assigned_team_id: null,
+      priority_id: 'p', category_id: null, subcategory_id: null, client_id: 'c', contact_id: null, billing_profile_id: null, assigned_to: null, assigned_team_id: null,
       due_date: null, is_closed: false, entered_by: null, entered_at: at, updated_by: null, updated_at: at, closed_by: null, closed_at: null,
       board_name: 'B', status_name: 'S', priority_name: 'P', client_name: 'C', category_name: null, subcategory_name: null, contact_name: null,
       contact_email: null, assigned_to_name: null, assigned_team_name: null, entered_by_name: null, tags: [],

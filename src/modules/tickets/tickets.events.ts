@@ -58,13 +58,15 @@ export async function emitTicketEvents(
   row: TicketViewRow,
   types: readonly TicketEventType[],
   ctx: TicketDataContext,
-  extra: { changes?: TicketChanges; comment?: CommentData } = {},
+  extra: { changes?: TicketChanges; comment?: CommentData; merge?: boolean } = {},
 ): Promise<string[]> {
   const data: Record<string, unknown> = toTicketData(row, ctx);
   if (extra.comment) data.comment = extra.comment;
   const ids: string[] = [];
   for (const event_type of types) {
-    const payload = event_type === TICKET_EVENTS.updated ? { data, changes: extra.changes ?? {} } : { data };
+    const payload: Record<string, unknown> = event_type === TICKET_EVENTS.updated ? { data, changes: extra.changes ?? {} } : { data };
+    // A client merge's re-attribution (webhooks receive data and changes only).
+    if (extra.merge) payload.merge = true;
     ids.push(await emit(trx, { tenant: row.tenant, event_type, aggregate_type: 'ticket', aggregate_id: row.ticket_id, payload }));
   }
   return ids;

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import { preparedQuery } from '../../platform/db/prepared.ts';
@@ -25,7 +25,7 @@ export interface TicketViewRow extends TicketRow {
 
 const TICKET_COLUMNS = [
   't.tenant', 't.ticket_id', 't.ticket_seq', 't.ticket_number', 't.title', 't.description', 't.board_id', 't.status_id',
-  't.priority_id', 't.category_id', 't.subcategory_id', 't.client_id', 't.contact_id', 't.assigned_to', 't.assigned_team_id',
+  't.priority_id', 't.category_id', 't.subcategory_id', 't.client_id', 't.contact_id', 't.billing_profile_id', 't.assigned_to', 't.assigned_team_id',
   't.due_date', 't.is_closed', 't.entered_by', 't.entered_at', 't.updated_by', 't.updated_at', 't.closed_by', 't.closed_at',
 ] as const;
 
@@ -82,6 +82,12 @@ export async function findTicketView(db: Executor, tenant: string, ticketId: str
   return rows[0] as TicketViewRow | undefined;
 }
 
+/** Several tickets as shown (for writes that touch many at once, such as a client merge). */
+export async function findTicketViews(db: Executor, tenant: string, ticketIds: readonly string[]): Promise<TicketViewRow[]> {
+  if (ticketIds.length === 0) return [];
+  return (await withNames(ticketBase(db, tenant)).where(sql<boolean>`t.ticket_id = any(${[...ticketIds]}::uuid[])`).orderBy('t.ticket_seq').execute()) as TicketViewRow[];
+}
+
 export async function findTicketRow(db: Executor, tenant: string, ticketId: string): Promise<TicketRow | undefined> {
   return db.selectFrom('tickets').selectAll().where('tenant', '=', tenant).where('ticket_id', '=', ticketId).executeTakeFirst();
 }
@@ -134,13 +140,45 @@ export async function findUserRef(db: Executor, tenant: string, userId: string) 
     .executeTakeFirst();
 }
 
+/** Whether the contact manages the billing profile with the right to read its tickets in the portal. */
+export async function contactSeesProfileTickets(db: Executor, tenant: string, profileId: string, contactId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('billing_profile_contacts')
+    .select('contact_id')
+    .where('tenant', '=', tenant)
+    .where('billing_profile_id', '=', profileId)
+    .where('contact_id', '=', contactId)
+    .where('can_view_profile_tickets', '=', true)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function findTeamRef(db: Executor, tenant: string, teamId: string) {
   return db.selectFrom('teams').select(['team_id']).where('tenant', '=', tenant).where('team_id', '=', teamId).executeTakeFirst();
 }
 
+/** A client-portal actor's reach: its client, and its own contact (whose billing-profile rights it reads with). */
+export interface PortalScope {
+  clientId: string;
+  contactId: string | null;
+}
+
+/**
+ * The portal visibility rule (tickets.rules.ts canSeeTicket) as a condition on the tickets table under
+ * `alias`: its own client's tickets of no billing profile, or those of a profile its contact may read
+ * (tickets a merge moved). For every query that shows tickets to portal keys (lists, links, counts).
+ */
+export function portalTicketCondition(tenant: string, scope: PortalScope, alias = 't'): RawBuilder<boolean> {
+  const col = (c: string) => sql.ref(`${alias}.${c}`);
+  const own = sql<boolean>`(${col('client_id')} = ${scope.clientId} and ${col('billing_profile_id')} is null)`;
+  if (scope.contactId === null) return own;
+  return sql<boolean>`(${own} or ${col('billing_profile_id')} in (select bpc.billing_profile_id from billing_profile_contacts bpc
+    where bpc.tenant = ${tenant} and bpc.contact_id = ${scope.contactId} and bpc.can_view_profile_tickets))`;
+}
+
 export interface TicketListFilter {
-  /** Client-portal scope: only this client's tickets. */
-  onlyClientId?: string;
+  /** Client-portal scope: the tickets the portal visibility rule lets it see (tickets.rules.ts canSeeTicket). */
+  portal?: PortalScope;
   boardId?: string;
   statusId?: string;
   priorityId?: string;
@@ -159,7 +197,6 @@ export interface TicketListFilter {
 /** The filters apply to tickets alone (the tag one through its index), so the count never joins. */
 function filtered(q: TicketBase, tenant: string, f: TicketListFilter): TicketBase {
   const equal: [keyof TicketRow & `${string}_id` | 'assigned_to', string | undefined][] = [
-    ['client_id', f.onlyClientId],
     ['client_id', f.clientId],
     ['board_id', f.boardId],
     ['status_id', f.statusId],
@@ -171,6 +208,7 @@ function filtered(q: TicketBase, tenant: string, f: TicketListFilter): TicketBas
     ['assigned_team_id', f.assignedTeamId],
   ];
   for (const [column, value] of equal) if (value !== undefined) q = q.where(`t.${column}`, '=', value);
+  if (f.portal !== undefined) q = q.where(portalTicketCondition(tenant, f.portal));
   if (f.isClosed !== undefined) q = q.where('t.is_closed', '=', f.isClosed);
   if (f.dueBefore !== undefined) q = q.where('t.due_date', '<', f.dueBefore);
   if (f.tag !== undefined) {

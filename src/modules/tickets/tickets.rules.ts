@@ -1,13 +1,15 @@
-import type { Transaction } from 'kysely';
+import type { RawBuilder, Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { AppError, notFound, validation } from '../../platform/http/errors.ts';
-import { assertNotMerged, canSeeClient, findClientRow, isPortalActor, portalClientId } from '../clients/index.ts';
+import { assertNotMerged, findClientRow, isPortalActor, portalClientId } from '../clients/index.ts';
 import { findBoard, findStatus, type StatusRow } from './boards/boards.repo.ts';
 import { findCategory } from './categories/categories.repo.ts';
 import { findPriority } from './priorities/priorities.repo.ts';
-import { findContactRef, findTeamRef, findTicketView, findUserRef, type TicketViewRow } from './tickets.repo.ts';
+import {
+  contactSeesProfileTickets, findContactRef, findTeamRef, findTicketView, findUserRef, portalTicketCondition, type PortalScope, type TicketRow, type TicketViewRow,
+} from './tickets.repo.ts';
 
 /** The ticket's references, by column (contact_id is the API's contact_name_id). */
 export interface TicketRefs {
@@ -30,10 +32,39 @@ export const REF_FIELDS: readonly RefField[] = [
 export const apiField = (column: string): string => (column === 'contact_id' ? 'contact_name_id' : column);
 const invalid = (field: RefField, message: string) => validation(`body.${apiField(field)}`, message);
 
-/** The ticket if it exists in the actor's tenant and the actor may see its client; otherwise 404. */
+/** A client-portal actor's reach over tickets; undefined for internal actors (they see every ticket of the tenant). */
+export function portalScopeOf(actor: Actor): PortalScope | undefined {
+  const clientId = portalClientId(actor);
+  return clientId === undefined ? undefined : { clientId, contactId: actor.contactId };
+}
+
+/**
+ * The portal visibility rule. A client-portal actor sees its own client's tickets that belong to no
+ * billing profile, and the tickets of a billing profile its own contact manages with
+ * can_view_profile_tickets, whatever their client: tickets a merge moves keep the source's default
+ * profile, so that profile's contacts keep reading them while the target's portal users see nothing new.
+ * The list applies the same rule in SQL (tickets.repo.ts, `portal`).
+ */
+export async function canSeeTicket(db: Executor, actor: Actor, ticket: Pick<TicketRow, 'client_id' | 'billing_profile_id'>): Promise<boolean> {
+  const scope = portalScopeOf(actor);
+  if (scope === undefined) return true;
+  if (ticket.billing_profile_id === null) return ticket.client_id === scope.clientId;
+  return scope.contactId !== null && contactSeesProfileTickets(db, actor.tenant, ticket.billing_profile_id, scope.contactId);
+}
+
+/**
+ * canSeeTicket as a SQL condition on the tickets table under `alias`, for other areas' queries that show
+ * tickets (linked tickets of an asset or a project); undefined for internal actors (no restriction).
+ */
+export function visibleTicketsCondition(actor: Actor, alias = 't'): RawBuilder<boolean> | undefined {
+  const scope = portalScopeOf(actor);
+  return scope === undefined ? undefined : portalTicketCondition(actor.tenant, scope, alias);
+}
+
+/** The ticket if it exists in the actor's tenant and the actor may see it (canSeeTicket); otherwise 404. */
 export async function requireVisibleTicket(db: Executor, actor: Actor, ticketId: string, lock = false): Promise<TicketViewRow> {
   const row = await findTicketView(db, actor.tenant, ticketId, lock);
-  if (!row || !canSeeClient(actor, row.client_id)) throw notFound('Ticket', ticketId);
+  if (!row || !(await canSeeTicket(db, actor, row))) throw notFound('Ticket', ticketId);
   return row;
 }
 

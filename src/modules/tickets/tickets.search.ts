@@ -3,9 +3,19 @@ import { joined, listIdsOf } from '../../platform/search/indexing.ts';
 import type { SearchIndexer } from '../../platform/search/types.ts';
 
 /**
- * Tickets: title; subtitle `client | T-number`; the description as body (so it is searchable and
- * snippets show it); the ticket number as identifier; the client for portal scoping.
+ * The client a ticket's search rows (its comments' too) are scoped to for portal keys. A ticket of a
+ * billing profile (one a merge moved) is scoped to none: portal search scopes by one client, and the
+ * portal rule for such tickets (the profile's contacts, tickets.rules.ts) is not one client, so portal
+ * keys reach them through the ticket endpoints only.
  */
+export const portalSearchClientOf = (t: { client_id: string; billing_profile_id: string | null }): string | null =>
+  t.billing_profile_id === null ? t.client_id : null;
+
+/**
+ * Tickets: title; subtitle `client | T-number`; the description as body (so it is searchable and
+ * snippets show it); the ticket number as identifier; the client for portal scoping (portalSearchClientOf).
+ */
+
 export const ticketSearchIndexer: SearchIndexer = {
   type: 'ticket',
   async load(db: Executor, tenant, ids) {
@@ -13,7 +23,7 @@ export const ticketSearchIndexer: SearchIndexer = {
     const rows = await db
       .selectFrom('tickets as t')
       .innerJoin('clients as c', (j) => j.onRef('c.tenant', '=', 't.tenant').onRef('c.client_id', '=', 't.client_id'))
-      .select(['t.ticket_id', 't.ticket_number', 't.title', 't.description', 't.client_id', 't.updated_at', 'c.client_name'])
+      .select(['t.ticket_id', 't.ticket_number', 't.title', 't.description', 't.client_id', 't.billing_profile_id', 't.updated_at', 'c.client_name'])
       .where('t.tenant', '=', tenant)
       .where('t.ticket_id', 'in', ids)
       .execute();
@@ -25,7 +35,7 @@ export const ticketSearchIndexer: SearchIndexer = {
       body: r.description,
       url: `/tickets/${r.ticket_id}`,
       identifier: r.ticket_number,
-      clientId: r.client_id,
+      clientId: portalSearchClientOf(r),
       updatedAt: r.updated_at,
     }));
   },

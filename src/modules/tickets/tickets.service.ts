@@ -14,7 +14,7 @@ import { findDefaultPriority } from './priorities/priorities.repo.ts';
 import { emitTicketDeleted, emitTicketEvents, suppressOf } from './tickets.events.ts';
 import { toTicket } from './tickets.mapper.ts';
 import { deleteTicket, findContactRef, findTicketView, findUserRef, insertTicket, nextTicketSeq, replaceTags, ticketList } from './tickets.repo.ts';
-import { assertMayAssign, checkReferences, normalizeTags, REF_FIELDS, requireVisibleTicket, type TicketRefs } from './tickets.rules.ts';
+import { assertMayAssign, checkReferences, normalizeTags, portalScopeOf, REF_FIELDS, requireVisibleTicket, type TicketRefs } from './tickets.rules.ts';
 import type {
   CreateTicketBody,
   ListTicketsQuery,
@@ -64,12 +64,13 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
     });
 
   return {
-    /** Tickets the actor may see; a client-portal key sees its own client's only (the total too). */
+    /** Tickets the actor may see (the total too): for a client-portal key, those the portal visibility rule allows. */
     async list(actor: Actor, query: ListTicketsQuery) {
-      const only = portalClientId(actor);
-      if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return emptyPage(query);
+      const portal = portalScopeOf(actor);
+      // Without a contact a portal key reaches no billing profile's tickets: only its own client's.
+      if (portal?.contactId === null && query.client_id !== undefined && query.client_id !== portal.clientId) return emptyPage(query);
       const filter = {
-        onlyClientId: only,
+        portal,
         boardId: query.board_id,
         statusId: query.status_id,
         priorityId: query.priority_id,

@@ -9,6 +9,8 @@ export interface Actor {
   userType: 'internal' | 'client' | 'admin' | 'contractor';
   /** Set for client-portal users (always, for them): they see only this client's records. */
   clientId: string | null;
+  /** The portal user's own contact (`users.contact_id`), null for internal actors: the contact whose billing-profile rights it reads with. */
+  contactId: string | null;
   /** Effective permissions: the user's role permissions, narrowed by the key's scopes. */
   permissions: ReadonlySet<string>;
   /** The key's own scopes (null = unrestricted); a scoped key cannot mint a broader one. */

@@ -59,7 +59,7 @@ export class KeyCache {
       .innerJoin('tenants as t', 't.tenant_id', 'k.tenant')
       .select([
         'k.tenant', 'k.api_key_id', 'k.user_id', 'k.scopes', 'k.expires_at', 'k.rate_limit_burst',
-        'k.rate_limit_per_minute', 'k.last_used_at', 'u.user_type', 'u.client_id', 't.slug',
+        'k.rate_limit_per_minute', 'k.last_used_at', 'u.user_type', 'u.client_id', 'u.contact_id', 't.slug',
         permissionsOfUser('k.tenant', 'k.user_id').as('permissions'),
       ])
       .where('k.key_hash', '=', keyHash)
@@ -79,6 +79,7 @@ export class KeyCache {
         apiKeyId: row.api_key_id,
         userType: row.user_type,
         clientId: row.user_type === 'client' ? row.client_id : null,
+        contactId: row.user_type === 'client' ? row.contact_id : null,
         permissions: new Set(granted),
         scopes,
       },

@@ -218,6 +218,9 @@ export interface ClientsTable {
   is_inactive: Generated<boolean>;
   merged_into_client_id: string | null;
   merged_at: Date | null;
+  /** The user who merged the client (its tombstone's audit). */
+  merged_by: string | null;
+  parent_client_id: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -370,6 +373,8 @@ export interface TicketsTable {
   client_id: string;
   /** The API's contact_name_id. */
   contact_id: string | null;
+  /** The billing profile the ticket belongs to: set when a merge moves it (null: the client's own). */
+  billing_profile_id: string | null;
   assigned_to: string | null;
   assigned_team_id: string | null;
   due_date: Date | null;

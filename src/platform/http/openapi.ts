@@ -2,6 +2,18 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { ErrorEnvelope } from './schemas.ts';
+import { registerTools, REQUIRES_APPROVAL, type DeclaredPermission } from './tools.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A person must approve the call when an AI agent makes it (destructive or hard-to-undo operations).
+     * Documented as `x-requires-approval: true` on the operation and `requires_approval` in /api/v1/tools;
+     * the API itself does not enforce it — the agent's framework does.
+     */
+    requiresApproval?: boolean;
+  }
+}
 
 const { $id: _id, ...errorBody } = ErrorEnvelope as typeof ErrorEnvelope & { $id?: string };
 
@@ -23,9 +35,10 @@ type Schema = NonNullable<RouteOptions['schema']> & Record<string, unknown>;
 
 /**
  * Completes every route's documented contract from what it declares: the standard error responses,
- * the security requirement (none for public routes) and the permission it needs.
+ * the security requirement (none for public routes), the permission it needs and whether an agent's
+ * call needs approval (`x-requires-approval: true`, copied onto the operation; absent otherwise).
  */
-function documentRoute(route: RouteOptions): void {
+export function documentRoute(route: RouteOptions): void {
   const schema = (route.schema ?? {}) as Schema;
   if (schema.hide) return;
   const isPublic = route.config?.public === true;
@@ -45,14 +58,19 @@ function documentRoute(route: RouteOptions): void {
     // Fastify's automatic HEAD route hands the GET route's schema object through here a second time.
     if (!schema.description?.endsWith(note)) schema.description = `${schema.description ? `${schema.description}\n\n` : ''}${note}`;
   }
+  if (route.config?.requiresApproval === true) schema[REQUIRES_APPROVAL] = true;
   route.schema = schema;
 }
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  // The permission each operation declares, which the document carries only as prose (for the tool list).
+  const permissions = new Map<string, DeclaredPermission>();
   app.addHook('onRoute', (route) => {
     // Routes added by plugins (the docs UI, CORS preflight) serve no tenant data.
     if (route.url.startsWith('/docs') || route.url === '*') route.config = { ...route.config, public: true };
     documentRoute(route);
+    const operationId = (route.schema as Schema | undefined)?.operationId;
+    if (typeof operationId === 'string') permissions.set(operationId, route.config?.public === true ? null : route.config?.permission ?? null);
   });
   await app.register(swagger, {
     openapi: {
@@ -75,4 +93,5 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     async () => app.swagger(),
   );
+  registerTools(app, () => app.swagger(), (operationId) => permissions.get(operationId) ?? null);
 }

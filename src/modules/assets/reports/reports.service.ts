@@ -4,7 +4,7 @@ import type { Actor } from '../../../platform/auth/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import { exportStream, type ExportStream } from '../../../platform/http/export-stream.ts';
 import { likePattern } from '../../../platform/db/like.ts';
-import { portalClientId } from '../../clients/index.ts';
+import { visibleTicketsCondition } from '../../tickets/index.ts';
 import { toAsset } from '../assets.mapper.ts';
 import { allAssets, filteredAssets, type AssetViewRow } from '../assets.repo.ts';
 import { ASSET_STATUSES, WARRANTY_STATUSES, type Asset } from '../assets.schemas.ts';
@@ -25,7 +25,7 @@ export function createReportsService(deps: { db: Kysely<DB> }) {
     async summary(actor: Actor, assetId: string): Promise<AssetSummary> {
       const asset = await requireAssetView(db, actor, assetId);
       const today = todayUtc();
-      const portal = portalClientId(actor);
+      const visible = visibleTicketsCondition(actor);
       let tickets = db
         .selectFrom('asset_ticket_links as l')
         .innerJoin('tickets as t', (j) => j.onRef('t.tenant', '=', 'l.tenant').onRef('t.ticket_id', '=', 'l.ticket_id'))
@@ -33,7 +33,7 @@ export function createReportsService(deps: { db: Kysely<DB> }) {
         .where('l.tenant', '=', actor.tenant)
         .where('l.asset_id', '=', assetId)
         .where('s.is_closed', '=', false);
-      if (portal !== undefined) tickets = tickets.where('t.client_id', '=', portal);
+      if (visible !== undefined) tickets = tickets.where(visible);
       const [open, link, outlook, last] = await Promise.all([
         tickets.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
         db.selectFrom('asset_rmm_links').select('agent_status').where('tenant', '=', actor.tenant).where('asset_id', '=', assetId).executeTakeFirst(),

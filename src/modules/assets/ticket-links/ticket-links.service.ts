@@ -5,8 +5,7 @@ import { withTransaction, type Executor } from '../../../platform/db/executor.ts
 import type { DB } from '../../../platform/db/schema.ts';
 import { conflict, notFound } from '../../../platform/http/errors.ts';
 import { optionalText } from '../../../platform/http/text.ts';
-import { canSeeClient } from '../../clients/index.ts';
-import { requireVisibleTicket } from '../../tickets/index.ts';
+import { requireVisibleTicket, visibleTicketsCondition } from '../../tickets/index.ts';
 import { requireVisibleAsset } from '../assets.access.ts';
 import type { CreateTicketLinkBody, ListTicketLinksQuery, TicketLink } from './ticket-links.schemas.ts';
 
@@ -30,13 +29,15 @@ const toLink = (r: Row): TicketLink => ({ ...r, linked_at: iso(r.linked_at) });
 export function createTicketLinksService(deps: { db: Kysely<DB> }) {
   const { db } = deps;
   return {
-    /** Tickets of another client (possible for internal links) are hidden from portal keys. */
+    /** Tickets a portal key may not see (another client's, possible for internal links; see canSeeTicket) are hidden from it. */
     async list(actor: Actor, assetId: string, query: ListTicketLinksQuery): Promise<TicketLink[]> {
       await requireVisibleAsset(db, actor, assetId);
       let q = linksOf(db, actor.tenant, assetId);
       if (query.is_closed !== undefined) q = q.where('s.is_closed', '=', query.is_closed);
+      const visible = visibleTicketsCondition(actor);
+      if (visible !== undefined) q = q.where(visible);
       const rows = await q.orderBy('l.created_at', 'desc').orderBy('l.ticket_id', 'desc').execute();
-      return rows.filter((r) => canSeeClient(actor, r.client_id)).map(toLink);
+      return rows.map(toLink);
     },
 
     async link(actor: Actor, assetId: string, body: CreateTicketLinkBody): Promise<TicketLink> {

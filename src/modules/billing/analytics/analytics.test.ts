@@ -27,6 +27,7 @@ function actorOf(f: TenantFixture, clientId: string | null = null): Actor {
     apiKeyId: randomId(),
     userType: clientId === null ? 'internal' : 'client',
     clientId,
+    contactId: null,
     permissions: new Set(['billing:read']),
     scopes: null,
   };

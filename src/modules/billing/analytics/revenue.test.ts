@@ -23,7 +23,7 @@ const P = (period_start: string, period_end: string, f: RevenueFigures) => ({ pe
 function actorOf(f: TenantFixture, clientId: string | null = null): Actor {
   return {
     tenant: f.tenant, tenantSlug: f.slug, userId: f.adminUserId, apiKeyId: randomId(),
-    userType: clientId === null ? 'internal' : 'client', clientId, permissions: new Set(['billing:read']), scopes: null,
+    userType: clientId === null ? 'internal' : 'client', clientId, contactId: null, permissions: new Set(['billing:read']), scopes: null,
   };
 }
 

@@ -232,7 +232,17 @@ export function createContractsService(deps: { db: Kysely<DB> }) {
           updated_at: now,
         });
         const cc = current.client_contract;
-        const assignment = { start_date: start, end_date: end, is_active: status === 'active', billing_profile_id: profileId };
+        // The assignment follows the dates the request changes; an edit that leaves them alone keeps the
+        // assignment's own (a merge may have moved its start to the cutover).
+        const assignment = {
+          start_date: body.start_date ?? cc.start_date,
+          end_date: body.end_date === undefined ? cc.end_date : end,
+          is_active: status === 'active',
+          billing_profile_id: profileId,
+        };
+        if (assignment.end_date !== null && assignment.end_date < assignment.start_date) {
+          throw unprocessable(`Contract '${current.contract_name}' bills under its client from ${assignment.start_date} (a merge cutover); end_date must not be before that`, { assignment_start_date: assignment.start_date });
+        }
         const assignmentChanged = (Object.keys(assignment) as (keyof typeof assignment)[]).filter((k) => assignment[k] !== cc[k]);
         if (assignmentChanged.length > 0) {
           await updateClientContract(trx, actor.tenant, cc.client_contract_id, { ...assignment, updated_at: now });

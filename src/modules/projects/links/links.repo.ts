@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import { defineList } from '../../../platform/http/list.ts';
 
 export interface LinkListFilter {
-  onlyClientId?: string;
+  /** Client-portal scope: only the tickets it may see (the tickets area's visibleTicketsCondition). */
+  visibleTickets?: RawBuilder<boolean>;
   phaseId?: string;
   taskId?: string;
   isClosed?: boolean;
@@ -22,7 +23,7 @@ const base = (db: Executor, tenant: string, projectId: string) =>
 type Base = ReturnType<typeof base>;
 
 function filtered(q: Base, f: LinkListFilter): Base {
-  if (f.onlyClientId !== undefined) q = q.where('t.client_id', '=', f.onlyClientId);
+  if (f.visibleTickets !== undefined) q = q.where(f.visibleTickets);
   if (f.phaseId !== undefined) q = q.where('ph.phase_id', '=', f.phaseId);
   if (f.taskId !== undefined) q = q.where('l.task_id', '=', f.taskId);
   if (f.isClosed !== undefined) q = q.where('t.is_closed', '=', f.isClosed);

@@ -6,8 +6,7 @@ import { AppError, conflict, notFound, validation } from '../../../platform/http
 import { listPage } from '../../../platform/http/list.ts';
 import { newId } from '../../../platform/ids.ts';
 import { iso } from '../../../platform/time.ts';
-import { portalClientId } from '../../clients/index.ts';
-import { requireVisibleTicket } from '../../tickets/index.ts';
+import { requireVisibleTicket, visibleTicketsCondition } from '../../tickets/index.ts';
 import { requireVisibleProject } from '../projects.rules.ts';
 import { deleteTicketLinks, findLinkView, findPhaseOf, findSameLink, findTaskOf, insertLink, linkList, type LinkViewRow } from './links.repo.ts';
 import type { LinkTicketBody, ListLinksQuery, ProjectTicketLink } from './links.schemas.ts';
@@ -27,10 +26,10 @@ export function createLinksService(deps: { db: Kysely<DB> }) {
   const { db } = deps;
 
   return {
-    /** Client-portal keys see the links of their own client's tickets only (their project's others stay hidden). */
+    /** Client-portal keys see the links of the tickets they may see only (see canSeeTicket; their project's others stay hidden). */
     async list(actor: Actor, projectId: string, query: ListLinksQuery) {
       await requireVisibleProject(db, actor, projectId);
-      const filter = { onlyClientId: portalClientId(actor), phaseId: query.phase_id, taskId: query.task_id, isClosed: query.is_closed };
+      const filter = { visibleTickets: visibleTicketsCondition(actor), phaseId: query.phase_id, taskId: query.task_id, isClosed: query.is_closed };
       return listPage(query, linkList(db, actor.tenant, projectId, filter), (rows) => rows.map(toLink));
     },
 

@@ -1,6 +1,7 @@
 import type { Executor } from '../../../platform/db/executor.ts';
 import { listIdsOf } from '../../../platform/search/indexing.ts';
 import type { SearchIndexer } from '../../../platform/search/types.ts';
+import { portalSearchClientOf } from '../tickets.search.ts';
 
 /**
  * Ticket comments: titled after their ticket (`Comment on T-000012`), the ticket's title as subtitle,
@@ -14,7 +15,7 @@ export const ticketCommentSearchIndexer: SearchIndexer = {
     const rows = await db
       .selectFrom('ticket_comments as c')
       .innerJoin('tickets as t', (j) => j.onRef('t.tenant', '=', 'c.tenant').onRef('t.ticket_id', '=', 'c.ticket_id'))
-      .select(['c.comment_id', 'c.ticket_id', 'c.comment_text', 'c.is_internal', 'c.updated_at', 't.ticket_number', 't.title', 't.client_id'])
+      .select(['c.comment_id', 'c.ticket_id', 'c.comment_text', 'c.is_internal', 'c.updated_at', 't.ticket_number', 't.title', 't.client_id', 't.billing_profile_id'])
       .where('c.tenant', '=', tenant)
       .where('c.comment_id', 'in', ids)
       .execute();
@@ -28,7 +29,7 @@ export const ticketCommentSearchIndexer: SearchIndexer = {
       subtitle: r.title,
       body: r.comment_text,
       url: `/tickets/${r.ticket_id}#comment-${r.comment_id}`,
-      clientId: r.client_id,
+      clientId: portalSearchClientOf(r),
       isInternal: r.is_internal,
       updatedAt: r.updated_at,
     }));

@@ -2,14 +2,12 @@ import { sql, type Transaction } from 'kysely';
 import type { Executor } from '../../../../platform/db/executor.ts';
 import type { DB } from '../../../../platform/db/schema.ts';
 import type { ContractLineType } from '../../../../platform/db/schema.billing.ts';
-import { EVENTS_CHANNEL, type DomainEvent } from '../../../../platform/events/outbox.ts';
-import { newId } from '../../../../platform/ids.ts';
 import type { LineConfig } from '../../../billing/contract-lines/lines.config.ts';
 import type { Period } from './generate.lines.ts';
 
 /**
  * The set-based reads of invoice generation: each is one statement for the whole run, whatever the number
- * of clients (no per-client query), and the bulk outbox write.
+ * of clients (no per-client query). The bulk outbox write is `emitBillingEvents` (billing.events.ts).
  */
 
 /** Serialises the tenant's generations until the transaction ends: two runs cannot both bill a period. */
@@ -198,20 +196,4 @@ function profilesQuery(db: Executor, tenant: string) {
     .innerJoin('clients as cl', (j) => j.onRef('cl.tenant', '=', 'bp.tenant').onRef('cl.client_id', '=', 'bp.client_id'))
     .where('bp.tenant', '=', tenant)
     .select(['bp.billing_profile_id', 'bp.name as billing_profile_name', 'bp.client_id', 'cl.client_name', 'bp.is_active']);
-}
-
-const EVENT_CHUNK = 1000;
-
-/**
- * Many outbox events in the write's transaction, as `emit` (src/platform/events/outbox.ts) records one: the
- * same row shape, a few multi-row statements instead of a statement per event, and one wake-up notice.
- */
-export async function emitMany(trx: Transaction<DB>, events: readonly DomainEvent[]): Promise<string[]> {
-  if (events.length === 0) return [];
-  // One timestamp for the batch, passed as text: the same instant `emit` records, without a Date to serialise per row.
-  const now = new Date().toISOString();
-  const rows = events.map((e) => ({ ...e, event_id: newId(), payload: JSON.stringify(e.payload), occurred_at: now, next_attempt_at: now }));
-  for (let i = 0; i < rows.length; i += EVENT_CHUNK) await trx.insertInto('events').values(rows.slice(i, i + EVENT_CHUNK)).execute();
-  await sql`select pg_notify(${EVENTS_CHANNEL}, '')`.execute(trx);
-  return rows.map((r) => r.event_id);
 }

@@ -3,12 +3,12 @@ import type { Actor } from '../../../../platform/auth/context.ts';
 import { withTransaction } from '../../../../platform/db/executor.ts';
 import type { DB } from '../../../../platform/db/schema.ts';
 import type { InvoiceItemsTable, InvoicesTable } from '../../../../platform/db/schema.billing.ts';
-import type { DomainEvent } from '../../../../platform/events/outbox.ts';
 import { AppError, conflict, unprocessable, validation } from '../../../../platform/http/errors.ts';
 import { newId } from '../../../../platform/ids.ts';
 import { addDays, utcDate } from '../../../../platform/time.ts';
 import { canSeeClient } from '../../../clients/index.ts';
 import { clientOfBody } from '../../billing.clients.ts';
+import { emitBillingEvents, type BillingEventRow } from '../../billing.events.ts';
 import type { LineConfig } from '../../../billing/contract-lines/lines.config.ts';
 import { paymentTermsDays, termsDays } from '../../../billing/settings/numbering.ts';
 import { priceLines, type ClientTax, type PricedLine } from '../../../billing/tax/tax.lines.ts';
@@ -19,7 +19,7 @@ import {
   type ItemDraft, type LineContext, type Period,
 } from './generate.lines.ts';
 import {
-  assignmentLines, clientTaxSettings, emitMany, findProfile, lockInvoiceGeneration, overlappingGenerated, profilesOfClient,
+  assignmentLines, clientTaxSettings, findProfile, lockInvoiceGeneration, overlappingGenerated, profilesOfClient,
   servicesOfLines, usageSums, type AssignmentLineRow, type GeneratedInvoiceRow, type ProfileRow, type UsageWindow,
 } from './generate.repo.ts';
 import type { GenerateInvoicesBody, GeneratedInvoice, GenerationResult, Skipped } from './generate.schemas.ts';
@@ -296,7 +296,7 @@ export function createInvoiceGenerationService(deps: { db: Kysely<DB> }) {
     let defaultDays: number | undefined;
     const invoiceRows: Insertable<InvoicesTable>[] = [];
     const itemRows: Insertable<InvoiceItemsTable>[] = [];
-    const events: DomainEvent[] = [];
+    const events: BillingEventRow[] = [];
     const invoices: GeneratedInvoice[] = [];
     for (const [gi, g] of billable.entries()) {
       let days = termsDays(g.payment_terms);
@@ -345,9 +345,9 @@ export function createInvoiceGenerationService(deps: { db: Kysely<DB> }) {
         contract_id: it.contract_id, contract_line_id: it.contract_line_id, source: JSON.stringify(it.source),
       }));
       events.push({
-        tenant, event_type: 'invoice.created', aggregate_type: 'invoice', aggregate_id: invoiceId,
-        payload: {
-          invoice_id: invoiceId, client_id: g.client_id, billing_profile_id: g.billing_profile_id, currency_code: g.currency_code,
+        id: invoiceId,
+        extra: {
+          client_id: g.client_id, billing_profile_id: g.billing_profile_id, currency_code: g.currency_code,
           total_cents: totals.total_cents, generated: true, period_start: period.start, period_end: period.end,
         },
       });
@@ -355,7 +355,7 @@ export function createInvoiceGenerationService(deps: { db: Kysely<DB> }) {
     if (!dryRun) {
       await insertInvoices(trx, invoiceRows);
       await insertInvoiceItems(trx, itemRows);
-      await emitMany(trx, events);
+      await emitBillingEvents(trx, tenant, 'invoice', 'created', events);
     }
     return { invoices, skipped };
   }
