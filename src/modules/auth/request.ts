@@ -1,10 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { RequestMeta } from './credentials.service.ts';
 
-/** "Without a body" means an empty object to the schema. */
-export const emptyBodyIsObject = async (req: FastifyRequest): Promise<void> => {
-  if (req.body === undefined || req.body === null) req.body = {};
-};
 
 export const metaOf = (req: FastifyRequest): RequestMeta => ({ ip: req.ip, userAgent: req.headers['user-agent'] ?? null });
 

@@ -3,7 +3,7 @@ import { hashApiKey, KEY_RE } from '../../platform/auth/api-key-secret.ts';
 import type { AuthContext } from './auth.context.ts';
 import { FlatError, InvalidToken, NoBody, NoQuery, SessionResponse, ValidateKeyResponse, ValidateTokenResponse } from './auth.schemas.ts';
 import { bearerToken, readSessionCookie } from './cookies.ts';
-import { emptyBodyIsObject } from './request.ts';
+import { emptyBodyIsObject } from '../../platform/http/empty-body.ts';
 import { sessionUserType, toSessionUser } from './session-user.mapper.ts';
 
 const tags = ['Authentication'];

@@ -11,7 +11,8 @@ import type { CredentialsError } from './credentials.service.ts';
 import { FLOW_TTL_MS, OidcFailure } from './oidc.service.ts';
 import { errorInfo, sendPage, wantsJson } from './pages.ts';
 import { safeCallbackUrl } from './redirects.ts';
-import { emptyBodyIsObject, metaOf, rawQueryOf } from './request.ts';
+import { emptyBodyIsObject } from '../../platform/http/empty-body.ts';
+import { metaOf, rawQueryOf } from './request.ts';
 import { toSessionUser } from './session-user.mapper.ts';
 
 const tags = ['Authentication'];

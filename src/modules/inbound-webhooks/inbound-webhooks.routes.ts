@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { emptyBodyIsObject } from '../../platform/http/empty-body.ts';
 import { ifMatchOf, withEtag } from '../../platform/http/etag.ts';
 import { IdParams } from '../../platform/http/schemas.ts';
 import type { InboundWebhooksService, WithSecret } from './inbound-webhooks.service.ts';
@@ -17,10 +18,6 @@ import {
 
 const tags = ['Inbound webhooks'];
 
-/** "Without a body" means an empty object to the schema. */
-export const emptyBodyIsObject = async (req: FastifyRequest) => {
-  if (req.body === undefined || req.body === null) req.body = {};
-};
 
 /** The configuration with the one-time secret beside it (ETag of the configuration alone); never cached. */
 function withSecret(req: FastifyRequest, reply: FastifyReply, result: WithSecret) {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { emptyBodyIsObject } from '../../platform/http/empty-body.ts';
 import { IdParams } from '../../platform/http/schemas.ts';
 import type { RequestMeta, TwoFactorService } from './two-factor.service.ts';
 import { DisableTwoFactorBody, EnableTwoFactorBody, EnableTwoFactorResponse } from './two-factor.schemas.ts';
@@ -8,10 +9,6 @@ const tags = ['Users'];
 
 const metaOf = (req: FastifyRequest): RequestMeta => ({ ip: req.ip, userAgent: req.headers['user-agent'] ?? null });
 
-/** "Without a body" means an empty object to the schema. */
-const emptyBodyIsObject = async (req: FastifyRequest) => {
-  if (req.body === undefined || req.body === null) req.body = {};
-};
 
 export const twoFactorRoutes = (service: TwoFactorService): FastifyPluginAsyncTypebox => async (app) => {
   // Self-service: the service lets anyone manage their own and asks user:update for anyone else's.

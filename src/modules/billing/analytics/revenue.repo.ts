@@ -81,34 +81,23 @@ export async function invoiceFigures(db: Executor, scope: RevenueScope): Promise
     .execute();
 }
 
-/** Cash received: every payment, over-payments included, in the payment's currency, by payment_date. */
-export async function collectedAmounts(db: Executor, scope: RevenueScope): Promise<AmountRow[]> {
-  const bucket = bucketOf('p.payment_date', scope.interval);
-  let q = db
-    .selectFrom('invoice_payments as p')
-    .where('p.tenant', '=', scope.tenant)
-    .where('p.payment_date', '>=', scope.from)
-    .where('p.payment_date', '<=', scope.to);
-  if (scope.clientId !== undefined) q = q.where('p.client_id', '=', scope.clientId);
-  if (scope.currency !== undefined) q = q.where('p.currency_code', '=', scope.currency);
-  return q
-    .groupBy(bucketsAndTotals('p.currency_code', bucket))
-    .select(['p.currency_code', bucket.as('bucket'), sumText(sql`p.amount_cents`).as('amount')])
-    .execute();
-}
+/** The money tables summed by date: cash received (every payment, over-payments included) and credit notes. */
+const AMOUNT_SOURCES = {
+  collected: { table: 'invoice_payments', date: 'payment_date' },
+  credited: { table: 'credit_notes', date: 'issue_date' },
+} as const;
 
-/** Credit notes, in their currency, by their issue_date. */
-export async function creditedAmounts(db: Executor, scope: RevenueScope): Promise<AmountRow[]> {
-  const bucket = bucketOf('n.issue_date', scope.interval);
-  let q = db
-    .selectFrom('credit_notes as n')
-    .where('n.tenant', '=', scope.tenant)
-    .where('n.issue_date', '>=', scope.from)
-    .where('n.issue_date', '<=', scope.to);
-  if (scope.clientId !== undefined) q = q.where('n.client_id', '=', scope.clientId);
-  if (scope.currency !== undefined) q = q.where('n.currency_code', '=', scope.currency);
-  return q
-    .groupBy(bucketsAndTotals('n.currency_code', bucket))
-    .select(['n.currency_code', bucket.as('bucket'), sumText(sql`n.amount_cents`).as('amount')])
-    .execute();
+/** One money table's `amount_cents` per (currency, bucket) and per currency, each row in its own currency. */
+export async function amountsOf(db: Executor, scope: RevenueScope, source: keyof typeof AMOUNT_SOURCES): Promise<AmountRow[]> {
+  const { table, date } = AMOUNT_SOURCES[source];
+  const bucket = bucketOf(`a.${date}`, scope.interval);
+  const { rows } = await sql<AmountRow>`
+    select a.currency_code, ${bucket} as bucket, ${sumText(sql`a.amount_cents`)} as amount
+    from ${sql.table(table)} as a
+    where a.tenant = ${scope.tenant} and ${sql.ref(`a.${date}`)} >= ${scope.from} and ${sql.ref(`a.${date}`)} <= ${scope.to}
+      ${scope.clientId === undefined ? sql`` : sql`and a.client_id = ${scope.clientId}`}
+      ${scope.currency === undefined ? sql`` : sql`and a.currency_code = ${scope.currency}`}
+    group by ${bucketsAndTotals('a.currency_code', bucket)}
+  `.execute(db);
+  return rows;
 }

@@ -5,7 +5,7 @@ import { utcDate } from '../../../platform/time.ts';
 import { portalClientId, requireVisibleClient } from '../../clients/index.ts';
 import { currencyCode } from '../money.ts';
 import { MAX_BUCKETS, bucketCount, buckets, firstOfMonthBefore } from './revenue.periods.ts';
-import { collectedAmounts, creditedAmounts, invoiceFigures, type AmountRow, type RevenueScope } from './revenue.repo.ts';
+import { amountsOf, invoiceFigures, type AmountRow, type RevenueScope } from './revenue.repo.ts';
 import type { Revenue, RevenueFigures, RevenueQuery } from './revenue.schemas.ts';
 
 /** A sum read as exact text, as a number: refused (a 500) rather than silently rounded past 2^53 − 1. */
@@ -46,7 +46,7 @@ export async function revenueReport(db: Executor, actor: Actor, query: RevenueQu
   if (query.client_id !== undefined) await requireVisibleClient(db, actor, query.client_id);
   const scope: RevenueScope = { tenant: actor.tenant, clientId: query.client_id ?? portalClientId(actor), currency, from, to, interval, today };
 
-  const [invoiced, collected, credited] = await Promise.all([invoiceFigures(db, scope), collectedAmounts(db, scope), creditedAmounts(db, scope)]);
+  const [invoiced, collected, credited] = await Promise.all([invoiceFigures(db, scope), amountsOf(db, scope, 'collected'), amountsOf(db, scope, 'credited')]);
 
   const figures = new Map<string, RevenueFigures>();
   const at = (code: string, bucket: string | null): RevenueFigures => {

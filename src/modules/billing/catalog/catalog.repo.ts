@@ -129,8 +129,13 @@ export async function countUses(db: Executor, tenant: string, id: string): Promi
  * matches; undefined when the item has no price in that currency). An id not in the tenant is a 400 at `path`.
  */
 export async function catalogLineDefaults(db: Executor, tenant: string, serviceId: string, currency: string, path: string): Promise<{ name: string; item_kind: ItemKind; unit_price_cents: number | undefined }> {
-  const item = await db.selectFrom('service_catalog').select(['service_name', 'item_kind', 'default_rate', 'currency_code']).where('tenant', '=', tenant).where('service_id', '=', serviceId).executeTakeFirst();
+  const item = await db
+    .selectFrom('service_catalog as s')
+    .leftJoin('service_prices as p', (j) => j.onRef('p.tenant', '=', 's.tenant').onRef('p.service_id', '=', 's.service_id').on('p.currency_code', '=', currency))
+    .select(['s.service_name', 's.item_kind', 's.default_rate', 's.currency_code', 'p.rate'])
+    .where('s.tenant', '=', tenant)
+    .where('s.service_id', '=', serviceId)
+    .executeTakeFirst();
   if (!item) throw validation(path, `no service or product '${serviceId}' in this tenant`);
-  const price = await db.selectFrom('service_prices').select('rate').where('tenant', '=', tenant).where('service_id', '=', serviceId).where('currency_code', '=', currency).executeTakeFirst();
-  return { name: item.service_name, item_kind: item.item_kind, unit_price_cents: price?.rate ?? (item.currency_code === currency ? item.default_rate : undefined) };
+  return { name: item.service_name, item_kind: item.item_kind, unit_price_cents: item.rate ?? (item.currency_code === currency ? item.default_rate : undefined) };
 }

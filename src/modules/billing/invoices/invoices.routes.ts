@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { emptyBodyIsObject } from '../../../platform/http/empty-body.ts';
 import { ifMatchOf, withEtag } from '../../../platform/http/etag.ts';
 import { Id, IdParams } from '../../../platform/http/schemas.ts';
 import { PdfResponse, sendPdf } from '../pdf/pdf.reply.ts';
@@ -25,7 +26,7 @@ import {
 
 const tags = ['Invoices'];
 const NoQuery = Type.Object({}, { additionalProperties: false });
-const NoBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()], { description: 'No body (an empty object is accepted)' });
+const NoBody = Type.Object({}, { additionalProperties: false, description: 'No body (an empty object is accepted)' });
 const ItemParams = Type.Object({ id: Id, itemId: Id }, { additionalProperties: false });
 const AnnotationParams = Type.Object({ id: Id, annotationId: Id }, { additionalProperties: false });
 const Deleted = { 204: { type: 'null', description: 'Deleted' } } as const;
@@ -67,6 +68,7 @@ export const invoicesRoutes = (service: InvoicesService): FastifyPluginAsyncType
     app.post(`/invoices/:id/${action}`, {
       schema: { operationId: `${action}Invoice`, tags, summary, params: IdParams, querystring: NoQuery, body: NoBody, response: { 200: InvoiceResponse } },
       config: { permission: 'invoice:update' },
+      preValidation: emptyBodyIsObject,
     }, async (req) => ({ data: await service[action](req.actor, req.params.id) }));
   }
   app.post('/invoices/:id/void', {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { emptyBodyIsObject } from '../../../platform/http/empty-body.ts';
 import { ifMatchOf, withEtag } from '../../../platform/http/etag.ts';
 import { IdParams } from '../../../platform/http/schemas.ts';
 import { PdfResponse, sendPdf } from '../pdf/pdf.reply.ts';
@@ -25,11 +25,6 @@ import {
 const tags = ['Quotes'];
 const NoQuery = Type.Object({}, { additionalProperties: false });
 const Deleted = { 204: { type: 'null', description: 'Deleted' } } as const;
-
-/** The status moves take an optional body: none at all reads as `{}`. */
-const emptyBodyIsObject = async (req: FastifyRequest) => {
-  if (req.body === undefined || req.body === null) req.body = {};
-};
 
 /** /quotes: priced proposals to a client, their items, the status moves, conversion into a contract, and the PDF. */
 export const quotesRoutes = (service: QuotesService): FastifyPluginAsyncTypebox => async (app) => {

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { withEtag } from '../../../platform/http/etag.ts';
 import { IdParams } from '../../../platform/http/schemas.ts';
 import { normalizeIp } from '../auth.ts';
-import { emptyBodyIsObject } from '../inbound-webhooks.routes.ts';
+import { emptyBodyIsObject } from '../../../platform/http/empty-body.ts';
 import { NoBody, NoQuery } from '../inbound-webhooks.schemas.ts';
 import type { CallerMeta, DeliveriesService } from './deliveries.service.ts';
 import { DeliveryListResponse, DeliveryParams, DeliveryResponse, ListDeliveriesQuery, TestBody } from './deliveries.schemas.ts';

@@ -1,4 +1,4 @@
-import type { LineConfig } from '../../../billing/contract-lines/lines.config.ts';
+import type { LineConfig } from '../../contract-lines/lines.config.ts';
 import { addDays } from '../../../../platform/time.ts';
 import { roundHalfEven } from '../../rounding.ts';
 

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Executor } from '../../../../platform/db/executor.ts';
 import type { DB } from '../../../../platform/db/schema.ts';
 import type { ContractLineType } from '../../../../platform/db/schema.billing.ts';
-import type { LineConfig } from '../../../billing/contract-lines/lines.config.ts';
+import type { LineConfig } from '../../contract-lines/lines.config.ts';
 import type { Period } from './generate.lines.ts';
 
 /**

@@ -9,10 +9,10 @@ import { addDays, utcDate } from '../../../../platform/time.ts';
 import { canSeeClient } from '../../../clients/index.ts';
 import { clientOfBody } from '../../billing.clients.ts';
 import { emitBillingEvents, type BillingEventRow } from '../../billing.events.ts';
-import type { LineConfig } from '../../../billing/contract-lines/lines.config.ts';
-import { paymentTermsDays, termsDays } from '../../../billing/settings/numbering.ts';
-import { priceLines, type ClientTax, type PricedLine } from '../../../billing/tax/tax.lines.ts';
-import { percentageOf, quantityOf, totalsOf } from '../../../billing/tax/tax.math.ts';
+import type { LineConfig } from '../../contract-lines/lines.config.ts';
+import { paymentTermsDays, termsDays } from '../../settings/numbering.ts';
+import { priceLines, type ClientTax, type PricedLine } from '../../tax/tax.lines.ts';
+import { percentageOf, quantityOf, totalsOf } from '../../tax/tax.math.ts';
 import { insertInvoiceItems, insertInvoices } from '../invoices.repo.ts';
 import {
   activePart, bucketItems, fixedItem, inclusiveDays, previousPeriod, usageItems,
