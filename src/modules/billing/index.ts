@@ -28,15 +28,23 @@ import { taxRoutes } from './tax/tax.routes.ts';
 import { createTaxService } from './tax/tax.service.ts';
 import { quotesRoutes } from './quotes/quotes.routes.ts';
 import { createQuotesService } from './quotes/quotes.service.ts';
+import { QuoteHooks } from './quotes/quotes.hooks.ts';
 import { usageRoutes } from './usage/usage.routes.ts';
 import { createUsageService } from './usage/usage.service.ts';
 import { serviceTypesRoutes } from './service-types/types.routes.ts';
 import { createServiceTypesService } from './service-types/types.service.ts';
 
 export { seedServiceTypes } from './service-types/types.defaults.ts';
+export { currencyCode, Cents, CurrencyCode } from './money.ts';
+export { convertQuoteIn, quoteSummaryOf } from './quotes/quotes.service.ts';
+export type { QuoteHooks, QuoteChange } from './quotes/quotes.hooks.ts';
+export type { QuoteSummary } from './quotes/quotes.schemas.ts';
+
+export type BillingApi = ReturnType<typeof createBillingModule>;
 
 /** Billing: settings, tax, recorded usage, service types, the catalogue of services and products, contracts and their lines, analytics. */
 export function createBillingModule(deps: { db: Kysely<DB> }) {
+  const quoteHooks = new QuoteHooks();
   const serviceTypes = createServiceTypesService(deps);
   const services = createCatalogService(deps, 'service');
   const products = createCatalogService(deps, 'product');
@@ -49,7 +57,7 @@ export function createBillingModule(deps: { db: Kysely<DB> }) {
   const invoices = createInvoicesService(deps);
   const payments = createPaymentsService(deps);
   const invoiceGeneration = createInvoiceGenerationService(deps);
-  const quotes = createQuotesService(deps);
+  const quotes = createQuotesService({ ...deps, hooks: quoteHooks });
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     await app.register(serviceTypesRoutes(serviceTypes));
     await app.register(servicesRoutes(services));
@@ -65,7 +73,7 @@ export function createBillingModule(deps: { db: Kysely<DB> }) {
     await app.register(paymentsRoutes(payments));
     await app.register(quotesRoutes(quotes));
   };
-  return { serviceTypes, services, products, contracts, contractLines, analytics, settings, tax, usage, invoices, payments, invoiceGeneration, quotes, routes };
+  return { serviceTypes, services, products, contracts, contractLines, analytics, settings, tax, usage, invoices, payments, invoiceGeneration, quotes, quoteHooks, routes };
 }
 
 export const billingModule = defineModule({
@@ -83,6 +91,7 @@ export const billingModule = defineModule({
   searchIndexers: [serviceCatalogSearchIndexer, contractSearchIndexer, clientContractSearchIndexer, invoiceSearchIndexer, invoiceItemSearchIndexer, invoiceAnnotationSearchIndexer],
   build: (deps) => {
     deps.services<ClientsApi>('clients').merges.participate(billingMergeParticipant());
-    return { routes: [{ prefix: V1, plugin: createBillingModule(deps).routes }] };
+    const billing = createBillingModule(deps);
+    return { api: billing, routes: [{ prefix: V1, plugin: billing.routes }] };
   },
 });

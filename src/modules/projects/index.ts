@@ -56,6 +56,7 @@ export { Task, CreateTaskBody, UpdateTaskBody, TaskResponse, TaskListResponse } 
 export { PROJECT_DELETED } from './projects.events.ts';
 export type { ProjectsService } from './projects.service.ts';
 export { createProjectExtras } from './extras.ts';
+export { applyTemplateInTrx } from './templates/templates.apply.ts';
 
 /**
  * Projects with their phases, tasks, checklists, task comments and reactions, and the status lists

@@ -6,6 +6,7 @@ import type { ProjectTables } from './schema.projects.ts';
 import type { JobTables } from './schema.jobs.ts';
 import type { BillingTables } from './schema.billing.ts';
 import type { KbTables } from './schema.kb.ts';
+import type { OpportunityTables } from './schema.opportunities.ts';
 
 /**
  * Table types for Kysely, kept in step with migrations/ by hand. Column names are the SQL names
@@ -575,7 +576,7 @@ export interface SearchLexiconTable {
   word: string;
 }
 
-export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables, KbTables {
+export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables, KbTables, OpportunityTables {
   tenants: TenantsTable;
   users: UsersTable;
   roles: RolesTable;

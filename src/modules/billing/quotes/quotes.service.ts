@@ -24,6 +24,7 @@ import { taxRatesById } from '../tax/tax.repo.ts';
 import { valueSplit } from './quotes.math.ts';
 import { pdfFileName, sellerName } from '../pdf/pdf.reply.ts';
 import { toQuoteDocument } from './quotes.pdf.ts';
+import { QuoteHooks } from './quotes.hooks.ts';
 import {
   deleteQuote,
   deleteQuoteItem,
@@ -219,20 +220,62 @@ async function recompute(trx: Transaction<DB>, tenant: string, id: string): Prom
 }
 
 /** Quotes: priced proposals to a client (draft → sent → accepted | rejected), converted into a draft contract. */
-export function createQuotesService(deps: { db: Kysely<DB> }) {
+/** The quote, or 404: a client-portal actor sees only its own client's quotes, and never a draft. */
+async function row(ex: Executor, actor: Actor, id: string, lock = false): Promise<QuoteRow> {
+  const found = await findQuote(ex, actor.tenant, id, lock);
+  if (!found || !canSeeClient(actor, found.client_id) || (isPortalActor(actor) && found.status === 'draft')) throw notFound('Quote', id);
+  return found;
+}
+
+async function view(ex: Executor, actor: Actor, id: string): Promise<Quote> {
+  const found = await row(ex, actor, id);
+  return toQuote(found, await itemsOfQuote(ex, actor.tenant, id));
+}
+
+/** A quote as another area reads it inside its own transaction (404 when the actor may not see it; `lock` holds it FOR UPDATE). */
+export async function quoteSummaryOf(ex: Executor, actor: Actor, id: string, lock = false): Promise<QuoteSummary> {
+  return toQuoteSummary(await row(ex, actor, id, lock));
+}
+
+/**
+ * An accepted quote becomes a draft contract for its client, once, inside the caller's transaction: a fixed
+ * line per recurring item (its catalogue item added to the line), attached to the contract.
+ */
+export async function convertQuoteIn(trx: Transaction<DB>, actor: Actor, id: string, body: ConvertQuoteBody | undefined, hooks: QuoteHooks): Promise<{ quote: Quote; contract_id: string; contract_line_ids: string[] }> {
+  const q = await row(trx, actor, id, true);
+  if (q.converted_contract_id !== null) {
+    throw conflict(`Quote ${q.quote_number} was already converted into contract ${q.converted_contract_id} (converted_contract_id)`, { converted_contract_id: q.converted_contract_id });
+  }
+  assertStatus(q, ['accepted'], 'converted');
+  const recurring = (await itemsOfQuote(trx, actor.tenant, id)).filter((i) => i.is_recurring);
+  if (recurring.length === 0) throw unprocessable(`Quote ${q.quote_number} has no recurring items to put on a contract`, { recurring_item_count: 0 });
+  const contract = await createContractIn(trx, actor, { client_id: q.client_id, contract_name: q.title, currency_code: q.currency_code, start_date: body?.start_date });
+  const lineIds: string[] = [];
+  for (const i of recurring) {
+    const line = await createContractLineIn(trx, actor, {
+      contract_line_name: i.description.slice(0, 255),
+      contract_line_type: 'fixed',
+      billing_frequency: i.billing_frequency!,
+      currency_code: q.currency_code,
+      config: { base_rate_cents: i.total_cents, enable_proration: false, billing_cycle_alignment: 'start' },
+    });
+    if (i.service_id !== null) {
+      await addLineServiceIn(trx, actor, line.contract_line_id, { service_id: i.service_id, quantity: Math.ceil(i.quantity_units / 10_000) });
+    }
+    await attachLineIn(trx, actor, contract.contract_id, { contract_line_id: line.contract_line_id });
+    lineIds.push(line.contract_line_id);
+  }
+  const now = new Date();
+  await updateQuote(trx, actor.tenant, id, { converted_contract_id: contract.contract_id, converted_at: now, updated_at: now });
+  await emitBillingEvent(trx, actor.tenant, 'quote', 'converted', id, { quote_number: q.quote_number, client_id: q.client_id, contract_id: contract.contract_id, contract_line_ids: lineIds });
+  const quote = await view(trx, actor, id);
+  await hooks.run(trx, actor, quote, 'converted');
+  return { quote, contract_id: contract.contract_id, contract_line_ids: lineIds };
+}
+
+export function createQuotesService(deps: { db: Kysely<DB>; hooks?: QuoteHooks }) {
   const { db } = deps;
-
-  /** The quote, or 404: a client-portal actor sees only its own client's quotes, and never a draft. */
-  async function row(ex: Executor, actor: Actor, id: string, lock = false): Promise<QuoteRow> {
-    const found = await findQuote(ex, actor.tenant, id, lock);
-    if (!found || !canSeeClient(actor, found.client_id) || (isPortalActor(actor) && found.status === 'draft')) throw notFound('Quote', id);
-    return found;
-  }
-
-  async function view(ex: Executor, actor: Actor, id: string): Promise<Quote> {
-    const found = await row(ex, actor, id);
-    return toQuote(found, await itemsOfQuote(ex, actor.tenant, id));
-  }
+  const hooks = deps.hooks ?? new QuoteHooks();
 
   async function item(ex: Executor, actor: Actor, id: string, itemId: string): Promise<QuoteItemRow> {
     const found = await findQuoteItem(ex, actor.tenant, id, itemId);
@@ -259,7 +302,9 @@ export function createQuotesService(deps: { db: Kysely<DB> }) {
       assertStatus(q, allowed, action);
       const { change, extra } = await apply(trx, q);
       await emitBillingEvent(trx, actor.tenant, 'quote', change, id, { quote_number: q.quote_number, client_id: q.client_id, ...extra });
-      return view(trx, actor, id);
+      const quote = await view(trx, actor, id);
+      await hooks.run(trx, actor, quote, change);
+      return quote;
     });
   }
 
@@ -422,41 +467,8 @@ export function createQuotesService(deps: { db: Kysely<DB> }) {
         return { change: 'rejected', extra: { has_reason: reason !== null } };
       }),
 
-    /**
-     * An accepted quote becomes a draft contract for its client, once, in one transaction: a fixed line per
-     * recurring item (its catalogue item added to the line), attached to the contract.
-     */
-    async convert(actor: Actor, id: string, body: ConvertQuoteBody | undefined): Promise<{ quote: Quote; contract_id: string; contract_line_ids: string[] }> {
-      return withTransaction(db, async (trx) => {
-        const q = await row(trx, actor, id, true);
-        if (q.converted_contract_id !== null) {
-          throw conflict(`Quote ${q.quote_number} was already converted into contract ${q.converted_contract_id} (converted_contract_id)`, { converted_contract_id: q.converted_contract_id });
-        }
-        assertStatus(q, ['accepted'], 'converted');
-        const recurring = (await itemsOfQuote(trx, actor.tenant, id)).filter((i) => i.is_recurring);
-        if (recurring.length === 0) throw unprocessable(`Quote ${q.quote_number} has no recurring items to put on a contract`, { recurring_item_count: 0 });
-        const contract = await createContractIn(trx, actor, { client_id: q.client_id, contract_name: q.title, currency_code: q.currency_code, start_date: body?.start_date });
-        const lineIds: string[] = [];
-        for (const i of recurring) {
-          const line = await createContractLineIn(trx, actor, {
-            contract_line_name: i.description.slice(0, 255),
-            contract_line_type: 'fixed',
-            billing_frequency: i.billing_frequency!,
-            currency_code: q.currency_code,
-            config: { base_rate_cents: i.total_cents, enable_proration: false, billing_cycle_alignment: 'start' },
-          });
-          if (i.service_id !== null) {
-            await addLineServiceIn(trx, actor, line.contract_line_id, { service_id: i.service_id, quantity: Math.ceil(i.quantity_units / 10_000) });
-          }
-          await attachLineIn(trx, actor, contract.contract_id, { contract_line_id: line.contract_line_id });
-          lineIds.push(line.contract_line_id);
-        }
-        const now = new Date();
-        await updateQuote(trx, actor.tenant, id, { converted_contract_id: contract.contract_id, converted_at: now, updated_at: now });
-        await emitBillingEvent(trx, actor.tenant, 'quote', 'converted', id, { quote_number: q.quote_number, client_id: q.client_id, contract_id: contract.contract_id, contract_line_ids: lineIds });
-        return { quote: await view(trx, actor, id), contract_id: contract.contract_id, contract_line_ids: lineIds };
-      });
-    },
+    /** An accepted quote becomes a draft contract (see convertQuoteIn). */
+    convert: (actor: Actor, id: string, body: ConvertQuoteBody | undefined) => withTransaction(db, (trx) => convertQuoteIn(trx, actor, id, body, hooks)),
 
     /** The quote as a PDF (the tenant as seller, the client billed). */
     async pdf(actor: Actor, id: string): Promise<{ fileName: string; bytes: Buffer }> {
