@@ -7,6 +7,7 @@ import { assetsModule } from './modules/assets/index.ts';
 import { authModule } from './modules/auth/index.ts';
 import { billingModule } from './modules/billing/index.ts';
 import { kbModule } from './modules/kb/index.ts';
+import { opportunitiesModule } from './modules/opportunities/index.ts';
 import { clientsModule } from './modules/clients/index.ts';
 import { contactsModule } from './modules/contacts/index.ts';
 import { countriesModule } from './modules/countries/index.ts';
@@ -48,6 +49,7 @@ export const MODULES: readonly AreaModule[] = [
   projectsModule,
   billingModule,
   kbModule,
+  opportunitiesModule,
   storageModule,
   webhooksModule,
   rmmModule,

@@ -3,6 +3,7 @@ import { buildTestApp, type TestApp } from './harness.ts';
 import { makeTenant, makeUser, type Api, type TenantFixture } from './factories.ts';
 import { emitEvent, fanOut, ticketData } from './webhooks-kit.ts';
 import { insertAsset, sampleDevice } from './rmm-kit.ts';
+import { newId } from '../src/platform/ids.ts';
 
 /**
  * Every by-id route under /api/v1, called by tenant B with tenant A's ids, answers 404 and changes
@@ -156,6 +157,25 @@ beforeAll(async () => {
   expect((await a.admin.put(`/api/v1/kb-articles/${kbArticle}/content`, { content: 'Isolated body' })).statusCode).toBe(200);
   Object.assign(ids, { kbCategory, kbTemplate, kbArticle });
 });
+// Opportunities: tenant A's deal with a step, evidence, a commitment, a linked quote, an interaction, a
+// meeting session reviewing it and a pending suggestion.
+beforeAll(async () => {
+  const due = new Date(Date.now() + 86_400_000).toISOString();
+  const oppRes = await a.admin.post('/api/v1/opportunities', { client_id: ids.client, title: 'Isolated deal', opportunity_type: 'new_logo', currency_code: 'USD', next_action: 'Isolated call', next_action_due: due });
+  const opportunity = await created(oppRes, 'opportunity_id');
+  const step = oppRes.json().data.current_step_id as string;
+  const declared = await a.admin.post(`/api/v1/opportunities/${opportunity}/evidence`, { checkpoint: 'qualified' });
+  expect(declared.statusCode, declared.body).toBe(201);
+  const evidence = (await a.admin.get(`/api/v1/opportunities/${opportunity}/evidence`)).json().data[0].evidence_id as string;
+  const commitment = await created(await a.admin.post(`/api/v1/opportunities/${opportunity}/commitments`, { description: 'Isolated promise' }), 'commitment_id');
+  expect((await a.admin.post(`/api/v1/opportunities/${opportunity}/quotes/${ids.quote}/link`, {})).statusCode).toBe(200);
+  const interaction = await created(await a.admin.post('/api/v1/interactions', { client_id: ids.client, interaction_type: 'call', title: 'Isolated interaction' }), 'interaction_id');
+  const session = (await a.admin.post('/api/v1/opportunities/meeting-sessions', {})).json().data.session_id as string;
+  const suggestion = newId();
+  await t.database.db.insertInto('opportunity_suggestions')
+    .values({ tenant: a.tenant, suggestion_id: suggestion, generator_key: 'renewal', client_id: ids.client!, title: 'Isolated suggestion', currency_code: 'USD', dedupe_key: 'isolated', mrr_cents: 0, nrr_cents: 0 }).execute();
+  Object.assign(ids, { opportunity, step, evidence, commitment, interaction, session, suggestion });
+});
 afterAll(async () => t.close());
 
 /** Which fixture fills a path parameter, by the collection it follows. */
@@ -189,6 +209,14 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'itemId' && url.startsWith('/api/v1/invoices/')) return ids.invoiceItem;
   if (name === 'itemId' && url.startsWith('/api/v1/quotes/')) return ids.quoteItem;
   if (name === 'annotationId') return ids.annotation;
+  if (name === 'clientId') return ids.client;
+  if (name === 'stepId') return ids.step;
+  if (name === 'evidenceId') return ids.evidence;
+  if (name === 'commitmentId') return ids.commitment;
+  if (name === 'quoteId') return ids.quote;
+  if (name === 'sessionId') return ids.session;
+  if (name === 'suggestionId') return ids.suggestion;
+  if (name === 'interactionId') return ids.interaction;
   if (name === 'id' && url.startsWith('/api/v1/projects/')) return ids.project;
   if (name === 'slug' && url.startsWith('/api/v1/asset-types/')) return ids.assetType;
   if (name === 'scheduleId') return ids.schedule;
@@ -200,7 +228,7 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'id' && url.startsWith('/api/v1/assets/')) return ids.asset;
   if (name !== 'id') return undefined;
   const collection = url.split('/')[3];
-  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle, 'tax-rates': ids.taxRate, 'usage-records': ids.usage, invoices: ids.invoice, payments: ids.payment, 'credit-notes': ids.creditNote, quotes: ids.quote }[collection ?? ''];
+  return { clients: ids.client, contacts: ids.contact, 'api-keys': ids.apiKey, users: ids.user, roles: ids.role, teams: ids.team, webhooks: ids.webhook, 'inbound-webhooks': ids.inboundWebhook, 'service-types': ids.serviceType, services: ids.service, products: ids.product, 'contract-lines': ids.contractLine, 'kb-articles': ids.kbArticle, 'tax-rates': ids.taxRate, 'usage-records': ids.usage, invoices: ids.invoice, payments: ids.payment, 'credit-notes': ids.creditNote, quotes: ids.quote, opportunities: ids.opportunity }[collection ?? ''];
 }
 
 /**
@@ -321,6 +349,23 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'PUT /api/v1/assets/maintenance/:scheduleId': { schedule_name: 'Hijacked' },
   'POST /api/v1/assets/:id/relationships': () => ({ related_asset_id: ids.asset2, relationship_type: 'contains' }),
   'POST /api/v1/assets/:id/tickets': () => ({ ticket_id: ids.ticket }),
+  'PUT /api/v1/opportunities/:id': { title: 'Hijacked' },
+  'POST /api/v1/opportunities/:id/win': {},
+  'POST /api/v1/opportunities/:id/lose': { loss_reason: 'price' },
+  'POST /api/v1/opportunities/:id/complete-action': { next_action: 'Hijacked', next_action_due: '2030-01-01T00:00:00.000Z' },
+  'POST /api/v1/opportunities/:id/steps/:stepId/complete': { next_action: 'Hijacked', next_action_due: '2030-01-01T00:00:00.000Z' },
+  'POST /api/v1/opportunities/:id/evidence': { checkpoint: 'verbal' },
+  'POST /api/v1/opportunities/:id/evidence/:evidenceId/correct': { correction_note: 'Hijacked' },
+  'POST /api/v1/opportunities/:id/quotes/:quoteId/link': {},
+  'POST /api/v1/opportunities/:id/quotes/:quoteId/unlink': {},
+  'POST /api/v1/opportunities/:id/commitments': { description: 'Hijacked' },
+  'PUT /api/v1/opportunities/:id/commitments/:commitmentId': { description: 'Hijacked' },
+  'POST /api/v1/opportunities/meeting-sessions/:sessionId/reviews': () => ({ opportunity_id: ids.opportunity }),
+  'POST /api/v1/opportunities/qbr/:clientId/opportunities': { trigger_keys: ['ticket_trend:x'] },
+  'POST /api/v1/opportunities/suggestions/:suggestionId/accept': {},
+  'POST /api/v1/opportunities/suggestions/:suggestionId/dismiss': {},
+  'POST /api/v1/opportunities/suggestions/:suggestionId/snooze': { snoozed_until: '2030-01-01T00:00:00.000Z' },
+  'PUT /api/v1/interactions/:interactionId': { title: 'Hijacked' },
 };
 
 describe('tenant isolation', () => {
@@ -431,6 +476,25 @@ describe('tenant isolation', () => {
       const res = await b.admin.get(url);
       expect(res.statusCode, url).toBe(200);
       for (const id of [ids.kbArticle, ids.kbCategory, ids.kbTemplate]) expect(res.body, url).not.toContain(id);
+    }
+  });
+
+  it('tenant A’s pipeline is untouched, and tenant B’s lists and reports never show it', async () => {
+    const deal = (await a.admin.get(`/api/v1/opportunities/${ids.opportunity}`)).json().data;
+    expect(deal).toMatchObject({ title: 'Isolated deal', status: 'open', stage: 'qualified', next_action: 'Isolated call', current_step_id: ids.step, open_commitment_count: 1 });
+    expect(deal.linked_quotes.map((q: { quote_id: string }) => q.quote_id)).toEqual([ids.quote]);
+    expect((await a.admin.get(`/api/v1/opportunities/${ids.opportunity}/evidence`)).json().data.map((e: { correction_note: string | null }) => e.correction_note)).toEqual([null]);
+    expect((await a.admin.get(`/api/v1/interactions/${ids.interaction}`)).json().data.title).toBe('Isolated interaction');
+    expect((await a.admin.get('/api/v1/opportunities/suggestions')).json().data.map((x: { suggestion_id: string; status: string }) => [x.suggestion_id, x.status])).toEqual([[ids.suggestion, 'pending']]);
+    const urls = [
+      '/api/v1/opportunities', '/api/v1/interactions', '/api/v1/opportunities/suggestions', '/api/v1/opportunities/work-queue', '/api/v1/opportunities/calibration',
+      '/api/v1/opportunities/forecast?start=2026-01-01&end=2030-12-30', '/api/v1/opportunities/rollups?start=2026-01-01&end=2030-12-30', '/api/v1/opportunities/qbr/yield',
+      '/api/v1/opportunities/meeting-sessions/active', '/api/v1/search?query=isolated',
+    ];
+    for (const url of urls) {
+      const res = await b.admin.get(url);
+      expect(res.statusCode, url).toBe(200);
+      for (const id of [ids.opportunity, ids.interaction, ids.suggestion, ids.session, ids.client]) expect(res.body, url).not.toContain(id);
     }
   });
 

@@ -27,6 +27,8 @@ export const CLIENT_DEPENDENTS: readonly Dependent[] = [
   { name: 'invoices', table: 'invoices', column: 'client_id' },
   { name: 'quotes', table: 'quotes', column: 'client_id' },
   { name: 'client_credit_entries', table: 'client_credit_entries', column: 'client_id' },
+  { name: 'opportunities', table: 'opportunities', column: 'client_id' },
+  { name: 'interactions', table: 'interactions', column: 'client_id' },
 ];
 
 /** Counts every dependent in one round trip; returns only the non-zero counts. */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { joined, listIdsOf } from '../../platform/search/indexing.ts';
 import type { SearchIndexer } from '../../platform/search/types.ts';
@@ -28,11 +29,16 @@ export const clientSearchIndexer: SearchIndexer = {
 };
 
 /**
- * After a client rename: the rows of other types that embed the client's name (contacts and tickets,
- * in their subtitle), as id lists per type. Loaded in chunks by the caller's syncSearch.
+ * After a client rename: the rows of other types that embed the client's name in their subtitle, as id
+ * lists per search type. Loaded in chunks by the caller's syncSearch.
  */
-export async function rowsNamingClient(db: Executor, tenant: string, clientId: string): Promise<{ contact: string[]; ticket: string[] }> {
-  const contacts = await db.selectFrom('contacts').select('contact_id').where('tenant', '=', tenant).where('client_id', '=', clientId).execute();
-  const tickets = await db.selectFrom('tickets').select('ticket_id').where('tenant', '=', tenant).where('client_id', '=', clientId).execute();
-  return { contact: contacts.map((c) => c.contact_id), ticket: tickets.map((t) => t.ticket_id) };
+export async function rowsNamingClient(db: Executor, tenant: string, clientId: string): Promise<Record<'contact' | 'ticket' | 'opportunity' | 'interaction', string[]>> {
+  const ids = async (table: 'contacts' | 'tickets' | 'opportunities' | 'interactions', column: string) =>
+    (await sql<{ id: string }>`select ${sql.ref(column)} as id from ${sql.table(table)} where tenant = ${tenant} and client_id = ${clientId}`.execute(db)).rows.map((r) => r.id);
+  return {
+    contact: await ids('contacts', 'contact_id'),
+    ticket: await ids('tickets', 'ticket_id'),
+    opportunity: await ids('opportunities', 'opportunity_id'),
+    interaction: await ids('interactions', 'interaction_id'),
+  };
 }

@@ -236,8 +236,7 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
         if (changes.client_name !== undefined) {
           await renameDefaultProfile(trx, actor.tenant, id, current.client_name, changes.client_name, now);
           const naming = await rowsNamingClient(trx, actor.tenant, id);
-          await syncSearch(trx, actor.tenant, 'contact', naming.contact);
-          await syncSearch(trx, actor.tenant, 'ticket', naming.ticket);
+          for (const [type, ids] of Object.entries(naming)) await syncSearch(trx, actor.tenant, type, ids);
         }
         await syncSearch(trx, actor.tenant, 'client', [id]);
         await emitClientUpdated(trx, actor.tenant, id, changed);

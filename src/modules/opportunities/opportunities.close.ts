@@ -8,7 +8,7 @@ import { convertQuoteIn, type QuoteHooks } from '../billing/index.ts';
 import { applyTemplateInTrx } from '../projects/index.ts';
 import { assertOpen, requireOpportunity } from './opportunities.access.ts';
 import { emitOpportunityEvent } from './opportunities.events.ts';
-import { openCommitments } from './opportunities.repo.ts';
+import { openCommitmentCount } from './commitments/commitments.repo.ts';
 import type { LoseBody, Opportunity, WinBody } from './opportunities.schemas.ts';
 import { appendEvidence } from './opportunities.stage.ts';
 import { loadOpportunity } from './opportunities.view.ts';
@@ -36,7 +36,7 @@ export function createOpportunityClose(deps: { db: Kysely<DB>; publicUrl: string
       return withTransaction(db, async (trx) => {
         const opp = await requireOpportunity(trx, actor, id, true);
         assertOpen(opp, 'be won');
-        const commitments = await openCommitments(trx, actor.tenant, id);
+        const commitments = await openCommitmentCount(trx, actor.tenant, id);
         if (commitments > 0) throw conflict(`Resolve or decline ${commitments} open commitment(s) before marking this opportunity won`, { open_commitment_count: commitments });
         let contractId: string | null = null;
         let projectId: string | null = null;

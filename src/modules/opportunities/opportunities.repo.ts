@@ -99,14 +99,3 @@ export async function stepsOf(db: Executor, tenant: string, opportunityId: strin
 export async function linkedQuoteIds(db: Executor, tenant: string, opportunityId: string): Promise<{ quote_id: string; linked_at: Date }[]> {
   return db.selectFrom('opportunity_quotes').select(['quote_id', 'linked_at']).where('tenant', '=', tenant).where('opportunity_id', '=', opportunityId).orderBy('linked_at').execute();
 }
-
-export async function openCommitments(db: Executor, tenant: string, opportunityId: string): Promise<number> {
-  const row = await db
-    .selectFrom('opportunity_commitments')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('tenant', '=', tenant)
-    .where('opportunity_id', '=', opportunityId)
-    .where('resolution_status', '=', 'open')
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}

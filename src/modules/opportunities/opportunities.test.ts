@@ -186,6 +186,17 @@ describe('opportunities: the deal record', () => {
     expect(past.json()).toMatchObject({ data: [], pagination: { total: 3, totalPages: 2 } });
   });
 
+  it('an interaction logged on a stalled deal restarts its activity clock', async () => {
+    const { admin } = await makeTenant(t);
+    const client = await makeClient(admin);
+    const o = await makeOpportunity(admin, client.client_id);
+    await t.database.db.updateTable('opportunities').set({ last_activity_at: new Date(Date.now() - 20 * 86_400_000) }).where('opportunity_id', '=', o.opportunity_id).execute();
+    expect((await admin.get(`${BASE}/${o.opportunity_id}`)).json().data).toMatchObject({ is_stalled: true, days_since_activity: 20 });
+    const logged = await admin.post('/api/v1/interactions', { client_id: client.client_id, opportunity_id: o.opportunity_id, interaction_type: 'call', title: 'Checked in' });
+    expect(logged.statusCode, logged.body).toBe(201);
+    expect((await admin.get(`${BASE}/${o.opportunity_id}`)).json().data).toMatchObject({ is_stalled: false, days_since_activity: 0 });
+  });
+
   it('deletes an open deal without linked quotes; a closed one is a 409', async () => {
     const { tenant, admin } = await makeTenant(t);
     const client = await makeClient(admin);

@@ -6,7 +6,8 @@ import { notFound } from '../../platform/http/errors.ts';
 import { iso } from '../../platform/time.ts';
 import { quoteSummaryOf } from '../billing/index.ts';
 import { canSeeClient } from '../clients/index.ts';
-import { evidenceOf, findOpportunityView, linkedQuoteIds, openCommitments, type OpportunityViewRow } from './opportunities.repo.ts';
+import { openCommitmentCount } from './commitments/commitments.repo.ts';
+import { evidenceOf, findOpportunityView, linkedQuoteIds, type OpportunityViewRow } from './opportunities.repo.ts';
 import type { Evidence, Opportunity, OpportunitySummary, Step } from './opportunities.schemas.ts';
 import { opportunitySettingsOf } from './opportunities.settings.ts';
 import { RANK } from './opportunities.stage.ts';
@@ -112,7 +113,7 @@ export async function loadOpportunity(db: Executor, actor: Actor, id: string, no
     opportunitySettingsOf(db, actor.tenant),
     evidenceOf(db, actor.tenant, id),
     linkedQuoteIds(db, actor.tenant, id),
-    openCommitments(db, actor.tenant, id),
+    openCommitmentCount(db, actor.tenant, id),
   ]);
   const linked_quotes: Opportunity['linked_quotes'] = [];
   for (const link of links) {

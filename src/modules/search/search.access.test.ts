@@ -48,8 +48,8 @@ describe('search access', () => {
     const clientsOnly = await makeUser(t, tenant, { role: 'Admin', scopes: ['client:read'] });
     const scoped = await search(clientsOnly.api, { query: w });
     expect(idsOf(scoped.results)).toEqual([client.client_id]);
-    // interaction is governed by client:read too (its own area is not built yet).
-    expect(scoped.groups).toEqual({ client: 1, interaction: 0 });
+    // Interactions have their own permission (interaction:read): a client:read key sees no group of them.
+    expect(scoped.groups).toEqual({ client: 1 });
     // No search permission exists: a key with no read permission at all still gets a (empty) 200.
     const none = await makeUser(t, tenant, { role: 'Admin', scopes: ['api_key:read'] });
     expect(await search(none.api, { query: w })).toEqual({ results: [], groups: {}, totalCount: 0 });

@@ -5,7 +5,7 @@ import { SEARCH_TYPES, type SearchType } from './search.types.ts';
  * The read permission each type needs: a caller without it gets no rows of the type, and the type's
  * group counts 0, whatever `types` asked for. Where the catalogue has no resource of the type's own,
  * the nearest one that governs it in the application is used (settings for request definitions,
- * automation for workflow tasks, time entries for the schedule, clients for interactions).
+ * automation for workflow tasks, time entries for the schedule).
  */
 export const TYPE_PERMISSION: Readonly<Record<SearchType, string>> = {
   client: 'client:read',
@@ -33,7 +33,8 @@ export const TYPE_PERMISSION: Readonly<Record<SearchType, string>> = {
   service_request_submission: 'ticket:read',
   service_request_definition: 'settings:read',
   workflow_task: 'automation:read',
-  interaction: 'client:read',
+  interaction: 'interaction:read',
+  opportunity: 'opportunity:read',
   schedule_entry: 'time_entry:read',
   time_entry: 'time_entry:read',
 };

@@ -3,15 +3,14 @@ import { announced } from '../../platform/events/vocabulary.ts';
 import { defineModule } from '../deps.ts';
 
 /**
- * The permission resources and announced events of areas not built yet (the spec's opportunities,
- * billing, knowledge base, documents, time entries, automation, the ledger, system events). They are
+ * The permission resources and announced events of areas not built yet (the spec's documents, time
+ * entries, automation, the ledger, system events). They are
  * part of the public catalogue today, so roles and webhooks can name them; each entry moves to its
  * area's manifest when that area lands, and this module shrinks to nothing.
  */
 export const upcomingModule = defineModule({
   name: 'upcoming',
   permissions: [
-    { resource: 'opportunity', actions: CRUD, roles: { Manager: CRUD, Finance: ['read'] } },
     { resource: 'document', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], 'Client Admin': ['read'] } },
     { resource: 'time_entry', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], Finance: ['read'] } },
     { resource: 'automation', actions: CRUD, roles: { Manager: CRUD } },
