@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BASE_RATES, attachRateOf, decimal4, periodOf, rateOf, roundHalfEven, stageRate, weighCents, calibrationOf, type ClosedDeal } from './management.math.ts';
+import { BASE_RATES, attachRateOf, decimal4, periodOf, rateOf, stageRate, weighCents, calibrationOf, type ClosedDeal } from './management.math.ts';
 
 describe('management arithmetic', () => {
-  it('rounds half-to-even exactly', () => {
-    expect([5n, 7n, -5n, 13n, 3n, 1n].map((n) => roundHalfEven(n, 2n))).toEqual([2n, 4n, -2n, 6n, 2n, 0n]);
-    expect(roundHalfEven(13n, 12n)).toBe(1n);
+  it('weighs cents half-to-even exactly', () => {
     expect(weighCents(10002, { num: 1n, den: 4n })).toBe(2500); // 2500.5 → 2500
     expect(weighCents(10006, { num: 1n, den: 4n })).toBe(2502); // 2501.5 → 2502
     expect(weighCents(20001, BASE_RATES.proposed)).toBe(10000); // 10000.5 → 10000

@@ -1,6 +1,7 @@
 import type { Confidence, OpportunityStage, OpportunityType } from '../../../platform/db/schema.opportunities.ts';
 import { validation } from '../../../platform/http/errors.ts';
 import { addDays } from '../../../platform/time.ts';
+import { roundHalfEven } from '../../billing/index.ts';
 import { LADDER } from '../opportunities.stage.ts';
 
 /**
@@ -34,19 +35,6 @@ export const BASE_RATES: Readonly<Record<LadderStage, Fraction>> = {
   verbal: pct(80),
 };
 export const ONE: Fraction = { num: 1n, den: 1n };
-
-/** numerator / denominator to the nearest integer, ties to the even neighbour (exact, on bigints; denominator > 0). */
-export function roundHalfEven(numerator: bigint, denominator: bigint): bigint {
-  let q = numerator / denominator;
-  let r = numerator % denominator;
-  if (r < 0n) {
-    q -= 1n;
-    r += denominator;
-  }
-  const twice = 2n * r;
-  if (twice > denominator || (twice === denominator && q % 2n !== 0n)) q += 1n;
-  return q;
-}
 
 /** cents × rate, rounded half-to-even to whole cents. */
 export const weighCents = (cents: number, w: Fraction): number => Number(roundHalfEven(BigInt(cents) * w.num, w.den));
