@@ -298,3 +298,34 @@ describe('opportunities: linked quotes', () => {
     expect((await admin.get(`${BASE}/${o.opportunity_id}`)).json().data.status).toBe('open');
   });
 });
+
+describe('opportunities: from suggestion to win', () => {
+  it('runs a deal end to end: accepted suggestion, next actions, evidence, an accepted linked quote becoming a draft contract, a project from a template', async () => {
+    const { tenant, admin } = await makeTenant(t);
+    const client = await makeClient(admin, { client_name: 'Cyberdyne' });
+    const suggestionId = randomId();
+    await t.database.db.insertInto('opportunity_suggestions')
+      .values({ tenant, suggestion_id: suggestionId, generator_key: 'renewal', client_id: client.client_id, title: 'Renew the managed services agreement', evidence: { contract: 'MSA 2026' }, currency_code: 'USD', dedupe_key: 'renewal:e2e', mrr_cents: 9000, nrr_cents: 0 })
+      .execute();
+    const accepted = await ok(await admin.post(`${BASE}/suggestions/${suggestionId}/accept`, {}), 201);
+    expect(accepted).toMatchObject({ opportunity_type: 'renewal', next_action: 'Start the renewal conversation', generator_key: 'renewal', suggestion_id: suggestionId, mrr_cents: 9000, stage: 'identified' });
+    const id = accepted.opportunity_id;
+    await ok(await admin.post(`${BASE}/${id}/complete-action`, { next_action: 'Walk through the new scope', next_action_due: dueIn(3) }));
+    await ok(await admin.post(`${BASE}/${id}/evidence`, { checkpoint: 'qualified', detail: 'Renewal budget approved' }), 201);
+    const q = await makeQuote(admin, client.client_id, { send: true });
+    expect((await ok(await admin.post(`${BASE}/${id}/quotes/${q.quote_id}/link`))).stage).toBe('proposed');
+    expect((await admin.post(`/api/v1/quotes/${q.quote_id}/accept`, {})).statusCode).toBe(200);
+    expect(await stageOf(admin, id)).toBe('verbal');
+    const template = await admin.post('/api/projects/templates', { template_name: 'Renewal onboarding', phases: [{ phase_name: 'Review', tasks: [{ task_name: 'Audit devices' }] }] });
+    const won = await ok(await admin.post(`${BASE}/${id}/win`, { convert_quote_id: q.quote_id, project_template_id: template.json().data.template_id }));
+    expect(won).toMatchObject({ status: 'won', stage: 'won', mrr_cents: 10000, nrr_cents: 25000, values_locked_by_quote: true });
+    expect((await admin.get(`/api/v1/contracts/${won.converted_contract_id as string}`)).json().data.status).toBe('draft');
+    expect((await admin.get(`/api/v1/projects/${won.converted_project_id as string}`)).json().data.project_name).toBe('Renew the managed services agreement');
+    const timeline = (await admin.get(`${BASE}/${id}/timeline`)).json().data as { title: string }[];
+    expect(timeline.map((e) => e.title)).toEqual(['Start the renewal conversation']);
+    expect((await eventsOf(t, tenant, id)).map((e) => e.event_type)).toEqual([
+      'opportunity.created', 'opportunity.updated', 'opportunity.stage_changed', 'opportunity.stage_changed', 'opportunity.updated',
+      'opportunity.updated', 'opportunity.stage_changed', 'opportunity.won',
+    ]);
+  });
+});
