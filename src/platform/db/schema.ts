@@ -6,7 +6,9 @@ import type { ProjectTables } from './schema.projects.ts';
 import type { JobTables } from './schema.jobs.ts';
 import type { BillingTables } from './schema.billing.ts';
 import type { KbTables } from './schema.kb.ts';
+import type { EventCause } from '../events/cause.ts';
 import type { OpportunityTables } from './schema.opportunities.ts';
+import type { AutomationTables } from './schema.automation.ts';
 
 /**
  * Table types for Kysely, kept in step with migrations/ by hand. Column names are the SQL names
@@ -186,6 +188,8 @@ export interface EventsTable {
   completed_consumers: Generated<string[]>;
   last_error: string | null;
   processed_at: Date | null;
+  /** What produced the event when an automation action did (see src/platform/events/cause.ts). */
+  cause: ColumnType<EventCause | null, string | null | undefined, string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -576,7 +580,7 @@ export interface SearchLexiconTable {
   word: string;
 }
 
-export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables, KbTables, OpportunityTables {
+export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables, KbTables, OpportunityTables, AutomationTables {
   tenants: TenantsTable;
   users: UsersTable;
   roles: RolesTable;

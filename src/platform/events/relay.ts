@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
 import { LeaseLoop, type LoopLog } from '../jobs/lease-loop.ts';
 import { defaultBackoff } from '../jobs/types.ts';
+import type { EventCause } from './cause.ts';
 import { EVENTS_CHANNEL } from './outbox.ts';
 
 export interface OutboxEvent {
@@ -14,6 +15,8 @@ export interface OutboxEvent {
   payload: Record<string, unknown>;
   occurred_at: Date;
   attempts: number;
+  /** Set when an automation action emitted the event. */
+  cause: EventCause | null;
 }
 
 /** A consumer must be idempotent on event_id: delivery is at least once. */
@@ -94,7 +97,7 @@ export class OutboxRelay {
       ) due
       where e.tenant = due.tenant and e.event_id = due.event_id
       returning e.tenant, e.event_id, e.event_type, e.aggregate_type, e.aggregate_id, e.payload,
-        e.occurred_at, e.attempts, e.completed_consumers`.execute(this.db);
+        e.occurred_at, e.attempts, e.cause, e.completed_consumers`.execute(this.db);
     return result.rows;
   }
 
