@@ -7,6 +7,7 @@ import { startWorker, type Worker } from './platform/events/worker.ts';
 import { createTenant } from './modules/tenants/index.ts';
 import { buildWorkerParts } from './modules.ts';
 import { createMailer, type Mailer } from './platform/mail/mailer.ts';
+import { OutboundClient } from './platform/net/outbound-http.ts';
 import { startServer } from './server.ts';
 import { fail } from './process-errors.ts';
 
@@ -29,11 +30,13 @@ async function main(): Promise<void> {
   const app = await startServer(config, database);
   let worker: Worker | undefined;
   let mailer: Mailer | undefined;
+  let outbound: OutboundClient | undefined;
   if (config.embeddedWorker) {
     mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log });
+    outbound = new OutboundClient({ allowPrivate: config.webhookAllowPrivate });
     worker = await startWorker({
       database,
-      ...buildWorkerParts({ db: database.db, database, config, secretBox: app.secretBox, mailer, log: app.log }),
+      ...buildWorkerParts({ db: database.db, database, config, secretBox: app.secretBox, mailer, outbound, log: app.log }),
       relay: { leaseMs: config.outboxLeaseMs },
       jobRunner: { leaseMs: config.jobLeaseMs },
       log: app.log,
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 15_000).unref();
     await app.close(); // stops accepting, lets in-flight requests finish
     await worker?.stop();
+    await outbound?.close();
     await mailer?.close();
     await database.close();
     clearTimeout(force);

@@ -8,6 +8,7 @@ import { authModule } from './modules/auth/index.ts';
 import { billingModule } from './modules/billing/index.ts';
 import { kbModule } from './modules/kb/index.ts';
 import { opportunitiesModule } from './modules/opportunities/index.ts';
+import { automationModule } from './modules/automation/index.ts';
 import { clientsModule } from './modules/clients/index.ts';
 import { contactsModule } from './modules/contacts/index.ts';
 import { countriesModule } from './modules/countries/index.ts';
@@ -54,6 +55,7 @@ export const MODULES: readonly AreaModule[] = [
   webhooksModule,
   rmmModule,
   inboundWebhooksModule,
+  automationModule,
   searchModule,
   upcomingModule,
 ];

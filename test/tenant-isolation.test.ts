@@ -176,6 +176,18 @@ beforeAll(async () => {
     .values({ tenant: a.tenant, suggestion_id: suggestion, generator_key: 'renewal', client_id: ids.client!, title: 'Isolated suggestion', currency_code: 'USD', dedupe_key: 'isolated', mrr_cents: 0, nrr_cents: 0 }).execute();
   Object.assign(ids, { opportunity, step, evidence, commitment, interaction, session, suggestion });
 });
+// Automation: tenant A's manual rule, a template made from it and an execution of it.
+beforeAll(async () => {
+  const rule = await created(await a.admin.post('/api/v1/automation/rules', {
+    name: 'Isolated rule', trigger_type: 'manual', trigger_config: {},
+    actions: [{ type: 'add_ticket_comment', config: { ticket_id: '{{data.ticket_id}}', comment_text: 'Isolated automation' } }],
+  }), 'rule_id');
+  const automationTemplate = await created(await a.admin.post('/api/v1/automation/templates', { automation_rule_id: rule, template_name: 'Isolated automation template' }), 'template_id');
+  const execution = newId();
+  await t.database.db.insertInto('automation_executions')
+    .values({ tenant: a.tenant, execution_id: execution, rule_id: rule, trigger_type: 'manual', trigger_key: 'manual:isolated', trigger_data: { event_type: 'manual', data: {}, trigger: {} }, status: 'failed', error_message: 'Isolated failure' }).execute();
+  Object.assign(ids, { rule, automationTemplate, execution });
+});
 afterAll(async () => t.close());
 
 /** Which fixture fills a path parameter, by the collection it follows. */
@@ -190,6 +202,9 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'deliveryId' && url.startsWith('/api/v1/inbound-webhooks/')) return ids.inboundDelivery;
   if (name === 'categoryId' && url.startsWith('/api/v1/kb-articles/')) return ids.kbCategory;
   if (name === 'templateId' && url.startsWith('/api/v1/kb-articles/')) return ids.kbTemplate;
+  if (name === 'templateId' && url.startsWith('/api/v1/automation/')) return ids.automationTemplate;
+  if (name === 'ruleId') return ids.rule;
+  if (name === 'executionId') return ids.execution;
   if (name === 'revision') return '1';
   if (name === 'boardId') return ids.board;
   if (name === 'statusId' && url.startsWith('/api/v1/project-statuses/')) return ids.projectStatus;
@@ -366,6 +381,11 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'POST /api/v1/opportunities/suggestions/:suggestionId/dismiss': {},
   'POST /api/v1/opportunities/suggestions/:suggestionId/snooze': { snoozed_until: '2030-01-01T00:00:00.000Z' },
   'PUT /api/v1/interactions/:interactionId': { title: 'Hijacked' },
+  'PUT /api/v1/automation/rules/:ruleId': { name: 'Hijacked' },
+  'POST /api/v1/automation/rules/:ruleId/signing-secret/rotate': {},
+  'POST /api/v1/automation/rules/:ruleId/execute': () => ({ execution_data: { ticket_id: ids.ticket } }),
+  'POST /api/v1/automation/templates/:templateId/use': {},
+  'POST /api/v1/automation/executions/:executionId/retry': {},
 };
 
 describe('tenant isolation', () => {
@@ -496,6 +516,18 @@ describe('tenant isolation', () => {
       expect(res.statusCode, url).toBe(200);
       for (const id of [ids.opportunity, ids.interaction, ids.suggestion, ids.session, ids.client]) expect(res.body, url).not.toContain(id);
     }
+  });
+
+  it('tenant A’s automation is untouched, and tenant B’s lists and statistics never show it', async () => {
+    expect((await a.admin.get(`/api/v1/automation/rules/${ids.rule}`)).json().data).toMatchObject({ name: 'Isolated rule', status: 'draft' });
+    expect((await a.admin.get(`/api/v1/automation/executions/${ids.execution}`)).json().data).toMatchObject({ status: 'failed' });
+    expect(await t.database.db.selectFrom('automation_executions').select('execution_id').where('tenant', '=', a.tenant).execute()).toHaveLength(1);
+    for (const url of ['/api/v1/automation/rules', '/api/v1/automation/templates', '/api/v1/automation/executions', '/api/v1/automation/statistics']) {
+      const res = await b.admin.get(url);
+      expect(res.statusCode, url).toBe(200);
+      for (const id of [ids.rule, ids.automationTemplate, ids.execution]) expect(res.body, url).not.toContain(id);
+    }
+    expect((await b.admin.get('/api/v1/automation/statistics')).json().data).toMatchObject({ total_rules: 0, total_executions: 0 });
   });
 
   it('tenant A’s tickets and ticket settings are untouched, and tenant B’s lists never show them', async () => {

@@ -40,6 +40,12 @@ export interface WorkerDeps {
   secretBox: SecretBox;
   /** Sends the e-mails consumers write (a webhook's auto-disable notice). */
   mailer: Mailer;
+  /**
+   * The process's SSRF-guarded client for requests jobs make (automation's call_url), configured like the
+   * webhook dispatcher's (PSA_WEBHOOK_ALLOW_PRIVATE); the entry point closes it. Absent in tests that do
+   * not need it: an area then builds its own.
+   */
+  outbound?: OutboundClient;
   log: WorkerLog;
 }
 

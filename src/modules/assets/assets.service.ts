@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
@@ -37,6 +37,16 @@ export async function requireAssetView(db: Executor, actor: Actor, assetId: stri
   return row;
 }
 
+/**
+ * PUT /api/v1/assets/{id} inside the caller's transaction: the asset under its lock (404 unless the actor
+ * may see it), If-Match, then the partial update with its checks, event and index entry.
+ */
+export async function updateAssetInTrx(trx: Transaction<DB>, actor: Actor, id: string, body: UpdateAssetBody, ctx: { publicUrl: string; ifMatch?: string }): Promise<Asset> {
+  const current = await requireAssetView(trx, actor, id, true);
+  assertIfMatch(ctx.ifMatch, toAsset(current));
+  return toAsset(await updateAssetIn(trx, actor, current, body, ctx.publicUrl));
+}
+
 export function createAssetsService(deps: { db: Kysely<DB>; publicUrl: string }) {
   const { db, publicUrl } = deps;
   return {
@@ -53,11 +63,7 @@ export function createAssetsService(deps: { db: Kysely<DB>; publicUrl: string })
     },
 
     async update(actor: Actor, id: string, body: UpdateAssetBody, ifMatch?: string): Promise<Asset> {
-      return withTransaction(db, async (trx) => {
-        const current = await requireAssetView(trx, actor, id, true);
-        assertIfMatch(ifMatch, toAsset(current));
-        return toAsset(await updateAssetIn(trx, actor, current, body, publicUrl));
-      });
+      return withTransaction(db, (trx) => updateAssetInTrx(trx, actor, id, body, { publicUrl, ifMatch }));
     },
 
     /**

@@ -35,6 +35,8 @@ export { seedAssetTypes } from './types/types.defaults.ts';
 export { CreateAssetBody, UpdateAssetBody, ASSET_STATUSES } from './assets.schemas.ts';
 export { WARRANTY_EXPIRING_SOON_DAYS } from './assets.warranty.ts';
 export type { AssetsService } from './assets.service.ts';
+// Transaction-level write (what PUT /assets/{id} does, in the caller's transaction): automation actions.
+export { updateAssetInTrx } from './assets.service.ts';
 
 /**
  * Assets with their type registry, notes, documents, maintenance and history, relationships, ticket

@@ -14,6 +14,7 @@ import type { InboundWebhookSummaryRow } from './inbound-webhooks.repo.ts';
 import { mapFields } from './mapping.ts';
 import { loadOwnerActor } from './owner.ts';
 import { boundedKey } from './request-meta.ts';
+import type { InboundWorkflows } from './workflows.ts';
 
 /**
  * One request through a configuration: idempotency, the handler, and the delivery record. Shared by the
@@ -85,7 +86,7 @@ function failureOf(err: unknown, deliveryId: string, log: FastifyBaseLogger): Ap
 
 const errorBody = (e: AppError) => ({ error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } });
 
-export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistry }) {
+export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistry; workflows?: InboundWorkflows }) {
   const { db, registry } = deps;
 
   async function idempotencyKeyOf(call: InboundCall): Promise<string | null> {
@@ -111,12 +112,19 @@ export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistr
     return text ? boundedKey(text) : null;
   }
 
-  async function runHandler(call: InboundCall, deliveryId: string): Promise<{ status: InboundDispatchStatus; statusCode: number; outcome: Record<string, unknown>; body: Record<string, unknown> }> {
+  async function runHandler(call: InboundCall, deliveryId: string, key: string | null): Promise<{ status: InboundDispatchStatus; statusCode: number; outcome: Record<string, unknown>; body: Record<string, unknown> }> {
     const { webhook } = call;
     const config = webhook.handler_config as { action?: string; field_mapping?: Record<string, string>; workflow_id?: string | null };
     if (webhook.handler_type === 'workflow') {
-      // The automation engine picks up `queued` deliveries (body, filtered headers, id, key, received_at) once it exists.
-      const outcome = { handler: 'workflow', workflow_id: config.workflow_id ?? null, queued: true };
+      // The automation engine (its registered handler) starts the matching rules' executions; they run in the worker.
+      const handler = deps.workflows?.get();
+      const started = handler
+        ? await handler({
+            tenant: webhook.tenant, inboundWebhookId: webhook.inbound_webhook_id, workflowId: config.workflow_id ?? null, deliveryId,
+            body: call.body, headers: call.headers, receivedAt: call.receivedAt, mode: call.mode, idempotencyKey: key, dryRun: call.dryRun === true,
+          })
+        : {};
+      const outcome = { handler: 'workflow', workflow_id: config.workflow_id ?? null, queued: true, ...started };
       return { status: 'queued', statusCode: 202, outcome, body: { delivery_id: deliveryId, status: 'accepted' } };
     }
     const registered = registry.get(config.action ?? '');
@@ -239,7 +247,7 @@ export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistr
     }
 
     try {
-      const done = await runHandler(call, deliveryId);
+      const done = await runHandler(call, deliveryId, key);
       await finish(done.status, done.statusCode, done.outcome, done.body);
       return { deliveryId, statusCode: done.statusCode, body: done.body };
     } catch (err) {

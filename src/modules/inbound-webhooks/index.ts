@@ -11,6 +11,7 @@ import { createDispatcher } from './dispatch.ts';
 import { inboundWebhooksRoutes } from './inbound-webhooks.routes.ts';
 import { createInboundWebhooksService } from './inbound-webhooks.service.ts';
 import { createReceiver } from './receiver.ts';
+import { InboundWorkflows } from './workflows.ts';
 import { receiverRoutes } from './receiver.routes.ts';
 import type { InboundAction } from '../../platform/actions/action.ts';
 import { CRUD } from '../../platform/auth/permissions.ts';
@@ -19,6 +20,7 @@ import { defineModule, V1 } from '../deps.ts';
 import { inboundWebhooksMaintenance } from './inbound-webhooks.maintenance.ts';
 
 export { purgeInboundWebhookData } from './inbound-webhooks.maintenance.ts';
+export type { InboundWorkflows, WorkflowDelivery, WorkflowHandler } from './workflows.ts';
 
 export interface InboundWebhooksModuleDeps {
   db: Kysely<DB>;
@@ -36,7 +38,8 @@ export interface InboundWebhooksModuleDeps {
 export function createInboundWebhooksModule(deps: InboundWebhooksModuleDeps) {
   const { db, config, secretBox, buckets } = deps;
   const registry = createActionRegistry(deps.inboundActions);
-  const dispatch = createDispatcher({ db, registry });
+  const workflows = new InboundWorkflows();
+  const dispatch = createDispatcher({ db, registry, workflows });
   const service = createInboundWebhooksService({ db, secretBox, registry, publicUrl: config.publicUrl });
   const deliveries = createDeliveriesService({ db, dispatch, registry });
   const receive = createReceiver({ db, secretBox, buckets, dispatch, trustProxy: config.trustProxy, authFailureLimit: config.authFailureLimit });
@@ -44,8 +47,11 @@ export function createInboundWebhooksModule(deps: InboundWebhooksModuleDeps) {
     await app.register(inboundWebhooksRoutes(service));
     await app.register(deliveriesRoutes(deliveries));
   };
-  return { service, deliveries, routes, receiverRoutes: receiverRoutes(receive, config.inboundBodyLimitBytes) };
+  return { service, deliveries, workflows, routes, receiverRoutes: receiverRoutes(receive, config.inboundBodyLimitBytes) };
 }
+
+/** What other areas reach (the automation engine registers the workflow handler). */
+export type InboundWebhooksApi = ReturnType<typeof createInboundWebhooksModule>;
 
 export const inboundWebhooksModule = defineModule({
   name: 'inbound-webhooks',
@@ -53,6 +59,7 @@ export const inboundWebhooksModule = defineModule({
   build: (deps) => {
     const inbound = createInboundWebhooksModule(deps);
     return {
+      api: inbound,
       routes: [
         { prefix: V1, plugin: inbound.routes },
         { prefix: '/api/inbound', plugin: inbound.receiverRoutes },

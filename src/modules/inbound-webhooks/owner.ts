@@ -1,37 +1,5 @@
-import type { Actor } from '../../platform/auth/context.ts';
-import { permissionsOfUser } from '../../platform/auth/key-cache.ts';
-import type { Executor } from '../../platform/db/executor.ts';
-
 /**
- * The actor a configuration's direct actions run as: its creator, with the permissions of their
- * current roles (as an API key of theirs without scopes would have). Undefined when the creator is
- * gone, deactivated, or a client-portal account without a client (the API-key rules).
+ * The actor a configuration's direct actions run as: its creator (see the platform's loadOwnerActor;
+ * the webhook's id stands where services note the API key).
  */
-export async function loadOwnerActor(db: Executor, tenant: string, userId: string | null, inboundWebhookId: string): Promise<Actor | undefined> {
-  if (userId === null) return undefined;
-  const row = await db
-    .selectFrom('users as u')
-    .innerJoin('tenants as t', 't.tenant_id', 'u.tenant')
-    .select([
-      'u.user_id', 'u.user_type', 'u.client_id', 'u.contact_id', 't.slug',
-      permissionsOfUser('u.tenant', 'u.user_id').as('permissions'),
-    ])
-    .where('u.tenant', '=', tenant)
-    .where('u.user_id', '=', userId)
-    .where('u.is_inactive', '=', false)
-    .where((eb) => eb.or([eb('u.user_type', '<>', 'client'), eb('u.client_id', 'is not', null)]))
-    .executeTakeFirst();
-  if (!row) return undefined;
-  return {
-    tenant,
-    tenantSlug: row.slug,
-    userId: row.user_id,
-    // Not an API key: the webhook acts for its creator. Recorded where services note the key.
-    apiKeyId: inboundWebhookId,
-    userType: row.user_type,
-    clientId: row.user_type === 'client' ? row.client_id : null,
-    contactId: row.user_type === 'client' ? row.contact_id : null,
-    permissions: new Set(row.permissions),
-    scopes: null,
-  };
-}
+export { loadOwnerActor } from '../../platform/auth/owner-actor.ts';

@@ -400,7 +400,8 @@ describe('workflow handler', () => {
     expect(res.json()).toEqual({ delivery_id: expect.any(String), status: 'accepted' });
     const [row] = await rowsOf(hook);
     expect(row).toMatchObject({ delivery_id: res.json().delivery_id, dispatch_status: 'queued', idempotency_key: 'inc-5', request_body: '{"incident":5}', auth_status: 'verified', handler_type: 'workflow' });
-    expect(JSON.parse(row!.handler_outcome!)).toEqual({ handler: 'workflow', workflow_id: workflowId, queued: true });
+    // No automation rule names this webhook (or the workflow id): the hand-off starts no execution.
+    expect(JSON.parse(row!.handler_outcome!)).toEqual({ handler: 'workflow', workflow_id: workflowId, queued: true, executions: [] });
     expect(JSON.parse(row!.request_headers)).toMatchObject({ 'x-custom': 'kept', 'x-id': 'inc-5' });
   });
 });

@@ -7,6 +7,8 @@ import { defineModule, V1 } from '../deps.ts';
 
 import { storageMaintenance } from './storage.maintenance.ts';
 export { DEFAULT_STORAGE_LIMITS, type StorageLimits } from './storage.limits.ts';
+export { createStorageService, type StorageService } from './storage.service.ts';
+export { PutRecordBody, RecordParams } from './storage.schemas.ts';
 
 export function createStorageModule(deps: { db: Kysely<DB>; limits?: Partial<StorageLimits>; now?: () => Date }) {
   const service = createStorageService(deps);

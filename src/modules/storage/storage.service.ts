@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
 import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction, type Executor } from '../../platform/db/executor.ts';
@@ -177,6 +177,17 @@ export function createStorageService(deps: StorageDeps) {
     return items.map(({ item }) => ({ row: byKey.get(item.key)!, created: !(stored.has(item.key) && isLive(stored.get(item.key)!, now)) }));
   }
 
+  /**
+   * PUT …/records/{key} inside the caller's transaction (automation actions): the same size checks,
+   * ifRevision / If-Match, quotas and usage counters as the REST call.
+   */
+  async function putInTrx(trx: Transaction<DB>, actor: Actor, namespace: string, key: string, body: PutRecordBody, ifMatch?: string): Promise<{ record: StorageRecord; created: boolean }> {
+    const prepared = prepare({ key, ...body }, '');
+    const now = clock();
+    const [result] = await write(trx, actor.tenant, namespace, [prepared], now, { single: true, ifMatch });
+    return { record: toRecord(result!.row), created: result!.created };
+  }
+
   return {
     limits,
 
@@ -199,11 +210,10 @@ export function createStorageService(deps: StorageDeps) {
     },
 
     async put(actor: Actor, namespace: string, key: string, body: PutRecordBody, ifMatch?: string): Promise<{ record: StorageRecord; created: boolean }> {
-      const prepared = prepare({ key, ...body }, '');
-      const now = clock();
-      const [result] = await withTransaction(db, (trx) => write(trx, actor.tenant, namespace, [prepared], now, { single: true, ifMatch }));
-      return { record: toRecord(result!.row), created: result!.created };
+      return withTransaction(db, (trx) => putInTrx(trx, actor, namespace, key, body, ifMatch));
     },
+
+    putInTrx,
 
     async bulk(actor: Actor, namespace: string, items: readonly BulkItem[]): Promise<StorageRecord[]> {
       if (items.length > limits.maxBulkItems) throw validation('items', `at most ${limits.maxBulkItems} items per call`);

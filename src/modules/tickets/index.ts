@@ -41,6 +41,9 @@ export { TICKET_DELETED } from './tickets.events.ts';
 export { CreateTicketBody, UpdateTicketBody, TicketStatusBody, type Ticket } from './tickets.schemas.ts';
 export { CreateCommentBody } from './comments/comments.schemas.ts';
 export type { TicketsService } from './tickets.service.ts';
+// Transaction-level writes (what the REST routes do, in the caller's transaction): automation actions.
+export { createTicketInTrx, updateTicketInTrx, type TicketWriteContext } from './tickets.service.ts';
+export { addCommentInTrx } from './comments/comments.service.ts';
 
 /**
  * Tickets with their comments and tags, and the settings they use: boards with their statuses,

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
@@ -52,16 +52,109 @@ function patchOf(body: UpdateTicketBody): TicketPatch {
   };
 }
 
+/** What a write needs beyond the transaction: the base of event URLs, and If-Match for PUT. */
+export interface TicketWriteContext {
+  publicUrl: string;
+  ifMatch?: string;
+}
+
+/**
+ * Creates a ticket with the next ticket number inside the caller's transaction (validation, events,
+ * search sync: what POST /api/v1/tickets does). Board, status and priority default to the tenant's
+ * defaults (the status to the default of the ticket's board); a client-portal key's ticket is for
+ * its own client and, unless it names one, its own contact. Emits ticket.created.
+ */
+export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body: CreateTicketBody, ctx: TicketWriteContext): Promise<Ticket> {
+  const { publicUrl } = ctx;
+  const title = requiredText(body.title, 'body.title');
+  const tags = normalizeTags(body.tags ?? [], 'body.tags');
+  const suppress = suppressOf(body);
+  const portal = portalClientId(actor);
+  const clientId = body.client_id ?? portal;
+  if (clientId === undefined) throw validation('body.client_id', 'is required');
+  if ((body.assigned_to ?? null) !== null || (body.assigned_team_id ?? null) !== null) assertMayAssign(actor);
+
+  const { tenant } = actor;
+  let boardId = body.board_id;
+  if (boardId === undefined) {
+    boardId = (await findDefaultBoard(trx, tenant))?.board_id;
+    if (boardId === undefined) throw unprocessable('The tenant has no default board; create one with POST /api/v1/boards');
+  } else if (!(await findBoard(trx, tenant, boardId))) {
+    throw validation('body.board_id', `no board '${boardId}'`);
+  }
+  const statusId = body.status_id ?? (await findDefaultStatus(trx, tenant, boardId))?.status_id;
+  if (statusId === undefined) throw unprocessable(`Board '${boardId}' has no default status; send status_id`);
+  const priorityId = body.priority_id ?? (await findDefaultPriority(trx, tenant))?.priority_id;
+  if (priorityId === undefined) throw unprocessable('The tenant has no default priority; send priority_id or create one with POST /api/v1/priorities');
+
+  let contactId = body.contact_name_id ?? null;
+  if (portal !== undefined && body.contact_name_id === undefined) {
+    const own = (await findUserRef(trx, tenant, actor.userId))?.contact_id ?? null;
+    if (own !== null && (await findContactRef(trx, tenant, own))?.client_id === clientId) contactId = own;
+  }
+  const refs: TicketRefs = {
+    board_id: boardId,
+    status_id: statusId,
+    priority_id: priorityId,
+    category_id: body.category_id ?? null,
+    subcategory_id: body.subcategory_id ?? null,
+    client_id: clientId,
+    contact_id: contactId,
+    assigned_to: body.assigned_to ?? null,
+    assigned_team_id: body.assigned_team_id ?? null,
+  };
+  const { status } = await checkReferences(trx, actor, refs, new Set(REF_FIELDS));
+  const closed = status!.is_closed;
+
+  const seq = await nextTicketSeq(trx, tenant);
+  const ticketId = newId();
+  const now = new Date();
+  await insertTicket(trx, {
+    tenant,
+    ticket_id: ticketId,
+    ticket_seq: seq,
+    ticket_number: formatTicketNumber(seq),
+    title,
+    description: descriptionOf(body.description) ?? null,
+    ...refs,
+    due_date: dueDateOf(body.due_date) ?? null,
+    is_closed: closed,
+    entered_by: actor.userId,
+    entered_at: now,
+    updated_by: actor.userId,
+    updated_at: now,
+    closed_by: closed ? actor.userId : null,
+    closed_at: closed ? now : null,
+  });
+  await replaceTags(trx, tenant, ticketId, tags, now);
+  await syncSearch(trx, tenant, 'ticket', [ticketId]);
+  await syncTags(trx, tenant, tags);
+  const row = (await findTicketView(trx, tenant, ticketId))!;
+  await emitTicketEvents(trx, row, [TICKET_EVENTS.created], { previousStatus: null, suppress, publicUrl });
+  return toTicket(row);
+}
+
+/** A partial change under the ticket's lock, in the caller's transaction, honouring If-Match against the current representation. */
+async function changeInTrx(trx: Transaction<DB>, actor: Actor, id: string, patch: TicketPatch, suppress: ReturnType<typeof suppressOf>, ctx: TicketWriteContext): Promise<Ticket> {
+  const current = await requireVisibleTicket(trx, actor, id, true);
+  assertIfMatch(ctx.ifMatch, toTicket(current));
+  return toTicket(await applyTicketPatch(trx, actor, current, patch, { suppress, publicUrl: ctx.publicUrl }));
+}
+
+/**
+ * PUT /api/v1/tickets/{id} inside the caller's transaction: partial update of any field; emits
+ * ticket.updated (+ status_changed, closed, assigned) when something changed.
+ */
+export function updateTicketInTrx(trx: Transaction<DB>, actor: Actor, id: string, body: UpdateTicketBody, ctx: TicketWriteContext): Promise<Ticket> {
+  return changeInTrx(trx, actor, id, patchOf(body), suppressOf(body), ctx);
+}
+
 export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }) {
   const { db, publicUrl } = deps;
 
   /** A partial change under the ticket's lock, honouring If-Match against the current representation. */
   const change = (actor: Actor, id: string, patch: TicketPatch, suppress: ReturnType<typeof suppressOf>, ifMatch?: string): Promise<Ticket> =>
-    withTransaction(db, async (trx) => {
-      const current = await requireVisibleTicket(trx, actor, id, true);
-      assertIfMatch(ifMatch, toTicket(current));
-      return toTicket(await applyTicketPatch(trx, actor, current, patch, { suppress, publicUrl }));
-    });
+    withTransaction(db, (trx) => changeInTrx(trx, actor, id, patch, suppress, { publicUrl, ifMatch }));
 
   return {
     /** Tickets the actor may see (the total too): for a client-portal key, those the portal visibility rule allows. */
@@ -92,85 +185,14 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
       return toTicket(await requireVisibleTicket(db, actor, id));
     },
 
-    /**
-     * Creates a ticket with the next ticket number. Board, status and priority default to the tenant's
-     * defaults (the status to the default of the ticket's board); a client-portal key's ticket is for
-     * its own client and, unless it names one, its own contact. Emits ticket.created.
-     */
+    /** Creates a ticket (createTicketInTrx in its own transaction). Emits ticket.created. */
     async create(actor: Actor, body: CreateTicketBody): Promise<Ticket> {
-      const title = requiredText(body.title, 'body.title');
-      const tags = normalizeTags(body.tags ?? [], 'body.tags');
-      const suppress = suppressOf(body);
-      const portal = portalClientId(actor);
-      const clientId = body.client_id ?? portal;
-      if (clientId === undefined) throw validation('body.client_id', 'is required');
-      if ((body.assigned_to ?? null) !== null || (body.assigned_team_id ?? null) !== null) assertMayAssign(actor);
-
-      return withTransaction(db, async (trx) => {
-        const { tenant } = actor;
-        let boardId = body.board_id;
-        if (boardId === undefined) {
-          boardId = (await findDefaultBoard(trx, tenant))?.board_id;
-          if (boardId === undefined) throw unprocessable('The tenant has no default board; create one with POST /api/v1/boards');
-        } else if (!(await findBoard(trx, tenant, boardId))) {
-          throw validation('body.board_id', `no board '${boardId}'`);
-        }
-        const statusId = body.status_id ?? (await findDefaultStatus(trx, tenant, boardId))?.status_id;
-        if (statusId === undefined) throw unprocessable(`Board '${boardId}' has no default status; send status_id`);
-        const priorityId = body.priority_id ?? (await findDefaultPriority(trx, tenant))?.priority_id;
-        if (priorityId === undefined) throw unprocessable('The tenant has no default priority; send priority_id or create one with POST /api/v1/priorities');
-
-        let contactId = body.contact_name_id ?? null;
-        if (portal !== undefined && body.contact_name_id === undefined) {
-          const own = (await findUserRef(trx, tenant, actor.userId))?.contact_id ?? null;
-          if (own !== null && (await findContactRef(trx, tenant, own))?.client_id === clientId) contactId = own;
-        }
-        const refs: TicketRefs = {
-          board_id: boardId,
-          status_id: statusId,
-          priority_id: priorityId,
-          category_id: body.category_id ?? null,
-          subcategory_id: body.subcategory_id ?? null,
-          client_id: clientId,
-          contact_id: contactId,
-          assigned_to: body.assigned_to ?? null,
-          assigned_team_id: body.assigned_team_id ?? null,
-        };
-        const { status } = await checkReferences(trx, actor, refs, new Set(REF_FIELDS));
-        const closed = status!.is_closed;
-
-        const seq = await nextTicketSeq(trx, tenant);
-        const ticketId = newId();
-        const now = new Date();
-        await insertTicket(trx, {
-          tenant,
-          ticket_id: ticketId,
-          ticket_seq: seq,
-          ticket_number: formatTicketNumber(seq),
-          title,
-          description: descriptionOf(body.description) ?? null,
-          ...refs,
-          due_date: dueDateOf(body.due_date) ?? null,
-          is_closed: closed,
-          entered_by: actor.userId,
-          entered_at: now,
-          updated_by: actor.userId,
-          updated_at: now,
-          closed_by: closed ? actor.userId : null,
-          closed_at: closed ? now : null,
-        });
-        await replaceTags(trx, tenant, ticketId, tags, now);
-        await syncSearch(trx, tenant, 'ticket', [ticketId]);
-        await syncTags(trx, tenant, tags);
-        const row = (await findTicketView(trx, tenant, ticketId))!;
-        await emitTicketEvents(trx, row, [TICKET_EVENTS.created], { previousStatus: null, suppress, publicUrl });
-        return toTicket(row);
-      });
+      return withTransaction(db, (trx) => createTicketInTrx(trx, actor, body, { publicUrl }));
     },
 
     /** Partial update of any field; emits ticket.updated (+ status_changed, closed, assigned) when something changed. */
     update(actor: Actor, id: string, body: UpdateTicketBody, ifMatch?: string): Promise<Ticket> {
-      return change(actor, id, patchOf(body), suppressOf(body), ifMatch);
+      return withTransaction(db, (trx) => updateTicketInTrx(trx, actor, id, body, { publicUrl, ifMatch }));
     },
 
     setStatus(actor: Actor, id: string, body: TicketStatusBody, ifMatch?: string): Promise<Ticket> {

@@ -15,6 +15,8 @@ export { webhookFanOut };
 export { WebhookDispatcher, RETRY_DELAYS_MS, MAX_ATTEMPTS, AUTO_DISABLE_AFTER_MS, type DispatcherOptions, type DispatcherLog } from './dispatcher.ts';
 export { DELIVERY_CHANNEL } from './webhooks.repo.ts';
 export { WEBHOOK_EVENTS } from './webhooks.events.ts';
+// The signature of outbound webhooks (automation's call_url signs the same way).
+export { signatureHeader } from './attempt.ts';
 
 /** Outbound webhooks: the subscriptions, their delivery history, secret rotation and test sends. */
 export function createWebhooksModule(deps: WebhooksDeps) {

@@ -5,10 +5,29 @@ import pino from 'pino';
 import { newId } from '../ids.ts';
 
 export interface MailMessage {
-  to: string;
+  /** One address, or several. */
+  to: string | string[];
+  cc?: string[];
   subject: string;
   text: string;
+  /**
+   * The Message-ID (`<id@host>`); default: one nodemailer makes up. A sender that may repeat a message
+   * (a retried job) sets a stable one, so receivers can recognise the repeat.
+   */
+  messageId?: string;
+  /** Extra headers (names and values are encoded by nodemailer: they cannot add headers or recipients). */
+  headers?: Record<string, string>;
 }
+
+/** The nodemailer fields of a message. */
+const mailOf = (msg: MailMessage) => ({
+  to: msg.to,
+  subject: msg.subject,
+  text: msg.text,
+  ...(msg.cc && msg.cc.length > 0 ? { cc: msg.cc } : {}),
+  ...(msg.messageId ? { messageId: msg.messageId } : {}),
+  ...(msg.headers ? { headers: msg.headers } : {}),
+});
 
 export interface Mailer {
   send(msg: MailMessage): Promise<void>;
@@ -46,7 +65,7 @@ function smtpMailer(url: string, from: string): Mailer {
   const transport = nodemailer.createTransport({ ...SMTP_TIMEOUTS, url }, { from });
   return {
     async send(msg) {
-      await transport.sendMail({ to: msg.to, subject: msg.subject, text: msg.text });
+      await transport.sendMail(mailOf(msg));
     },
     async close() {
       transport.close();
@@ -60,7 +79,7 @@ function fileMailer(opts: MailerOptions): Mailer {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from: opts.from });
   return {
     async send(msg) {
-      const info = await transport.sendMail({ to: msg.to, subject: msg.subject, text: msg.text });
+      const info = await transport.sendMail(mailOf(msg));
       await mkdir(dir, { recursive: true, mode: 0o700 });
       // Time first, so a directory listing reads in sending order; the id keeps names unique.
       const path = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}.eml`);

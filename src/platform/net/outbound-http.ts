@@ -59,6 +59,8 @@ export interface OutboundRequest {
   timeoutMs: number;
   /** How much of the response body is kept (default RESPONSE_BODY_LIMIT). */
   maxBodyBytes?: number;
+  /** Aborts the exchange (a caller's own deadline): fails with OutboundError kind `timeout`. */
+  signal?: AbortSignal;
 }
 
 const defaultLookup: LookupFn = async (hostname) =>
@@ -134,17 +136,25 @@ export class OutboundClient {
     const { url: target, host } = parseTarget(opts.url);
     // A literal address never reaches the connector's lookup, so it is vetted here; a name is vetted at connect.
     if (isIP(host)) this.assertAllowed(host, host);
-    const { timeoutMs } = opts;
+    const { timeoutMs, signal } = opts;
+    if (signal?.aborted) throw abortedError(signal);
     const limit = opts.maxBodyBytes ?? RESPONSE_BODY_LIMIT;
     const started = performance.now();
     const controller = new AbortController();
     let timedOut = false;
+    let aborted = false;
     let response: Readable | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
       response?.destroy();
     }, timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      controller.abort();
+      response?.destroy();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const res = await this.agent.request({
         origin: target.origin,
@@ -157,11 +167,14 @@ export class OutboundClient {
       response = res.body;
       const { text, truncated } = await readLimited(res.body, limit);
       if (timedOut) throw timeoutError(timeoutMs); // the body was cut off by the timer
+      if (aborted) throw abortedError(signal!);
       return { status: res.statusCode, body: text, durationMs: Math.round(performance.now() - started), truncated };
     } catch (err) {
+      if (aborted && !(err instanceof UnsafeTargetError)) throw abortedError(signal!, err);
       throw classify(err, timedOut, timeoutMs);
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -250,6 +263,12 @@ const PROTOCOL_CODES = new Set([
 
 function timeoutError(timeoutMs: number, cause?: unknown): OutboundError {
   return new OutboundError('timeout', `no complete response within ${timeoutMs} ms`, { cause });
+}
+
+function abortedError(signal: AbortSignal, cause?: unknown): OutboundError {
+  const reason: unknown = signal.reason;
+  const why = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : '';
+  return new OutboundError('timeout', `the request was aborted by its caller${why}`, { cause: cause ?? reason });
 }
 
 function classify(err: unknown, timedOut: boolean, timeoutMs: number): Error {

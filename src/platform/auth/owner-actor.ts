@@ -1,0 +1,39 @@
+import type { Executor } from '../db/executor.ts';
+import type { Actor } from './context.ts';
+import { permissionsOfUser } from './key-cache.ts';
+
+/**
+ * The actor a configuration that acts for its owner runs as (an inbound webhook's direct actions, an
+ * automation rule's actions): the owner, with the permissions of their current roles (as an API key of
+ * theirs without scopes would have). Undefined when the owner is gone, deactivated, or a client-portal
+ * account without a client (the API-key rules). `actingAs` names the configuration where services note
+ * the API key.
+ */
+export async function loadOwnerActor(db: Executor, tenant: string, userId: string | null, actingAs: string): Promise<Actor | undefined> {
+  if (userId === null) return undefined;
+  const row = await db
+    .selectFrom('users as u')
+    .innerJoin('tenants as t', 't.tenant_id', 'u.tenant')
+    .select([
+      'u.user_id', 'u.user_type', 'u.client_id', 'u.contact_id', 't.slug',
+      permissionsOfUser('u.tenant', 'u.user_id').as('permissions'),
+    ])
+    .where('u.tenant', '=', tenant)
+    .where('u.user_id', '=', userId)
+    .where('u.is_inactive', '=', false)
+    .where((eb) => eb.or([eb('u.user_type', '<>', 'client'), eb('u.client_id', 'is not', null)]))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    tenant,
+    tenantSlug: row.slug,
+    userId: row.user_id,
+    // Not an API key: the configuration acts for its owner. Recorded where services note the key.
+    apiKeyId: actingAs,
+    userType: row.user_type,
+    clientId: row.user_type === 'client' ? row.client_id : null,
+    contactId: row.user_type === 'client' ? row.contact_id : null,
+    permissions: new Set(row.permissions),
+    scopes: null,
+  };
+}
