@@ -12,7 +12,7 @@ import { claimIdempotencyKey, finishDelivery, insertDelivery, releaseIdempotency
 import { ExpressionError, evaluateExpression } from './expressions.ts';
 import type { InboundWebhookSummaryRow } from './inbound-webhooks.repo.ts';
 import { mapFields } from './mapping.ts';
-import { loadOwnerActor } from './owner.ts';
+import { loadOwnerActor } from '../../platform/auth/owner-actor.ts';
 import { boundedKey } from './request-meta.ts';
 import type { InboundWorkflows } from './workflows.ts';
 
