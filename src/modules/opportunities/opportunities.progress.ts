@@ -11,7 +11,7 @@ import { evidenceOf, stepsOf } from './opportunities.repo.ts';
 import type { CompleteActionBody, CompleteStepBody, CorrectEvidenceBody, DeclareEvidenceBody, Evidence, Opportunity, Step } from './opportunities.schemas.ts';
 import { appendEvidence, correctEvidence, RANK, recomputeStage } from './opportunities.stage.ts';
 import { loadOpportunity, toEvidence, toStep } from './opportunities.view.ts';
-import { completeCurrentStep, nextActionOf } from './opportunities.writes.ts';
+import { completeCurrentStep, nextActionOf, touchActivity } from './opportunities.writes.ts';
 
 /**
  * Declares the deal has reached a checkpoint: moving backward corrects every active evidence above the
@@ -22,12 +22,6 @@ async function declareStage(trx: Transaction<DB>, actor: Actor, opp: Opportunity
   await correctEvidence(trx, actor.tenant, above.map((e) => e.evidence_id), `Stage manually set to ${checkpoint}`, actor.userId);
   if (checkpoint !== 'identified') await appendEvidence(trx, actor.tenant, opp.opportunity_id, { checkpoint, source: 'user_declared', detail, recordedBy: actor.userId });
   await recomputeStage(trx, actor.tenant, opp.opportunity_id);
-}
-
-/** Restarts the deal's activity clock (a stalled deal is one nobody touched for nudge_days). */
-async function touch(trx: Transaction<DB>, tenant: string, id: string): Promise<void> {
-  const now = new Date();
-  await trx.updateTable('opportunities').set({ last_activity_at: now, updated_at: now }).where('tenant', '=', tenant).where('opportunity_id', '=', id).execute();
 }
 
 /** A deal's progress: its steps and next action, and its evidence log (the stage's source). */
@@ -90,7 +84,7 @@ export function createOpportunityProgress(deps: { db: Kysely<DB>; now?: () => Da
         const opp = await requireOpportunity(trx, actor, id, true);
         assertOpen(opp, 'change stage');
         await declareStage(trx, actor, opp, body.checkpoint, body.detail?.trim() || null);
-        await touch(trx, actor.tenant, id);
+        await touchActivity(trx, actor.tenant, id);
         await syncSearch(trx, actor.tenant, 'opportunity', [id]);
         return loadOpportunity(trx, actor, id, now());
       });
@@ -108,7 +102,7 @@ export function createOpportunityProgress(deps: { db: Kysely<DB>; now?: () => Da
         if (note === '') throw validation('body.correction_note', 'must not be blank: a correction needs an audit note');
         await correctEvidence(trx, actor.tenant, [evidenceId], note, actor.userId);
         await recomputeStage(trx, actor.tenant, id);
-        await touch(trx, actor.tenant, id);
+        await touchActivity(trx, actor.tenant, id);
         await syncSearch(trx, actor.tenant, 'opportunity', [id]);
         return loadOpportunity(trx, actor, id, now());
       });

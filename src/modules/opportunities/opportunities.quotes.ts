@@ -11,6 +11,7 @@ import { linkedQuoteIds } from './opportunities.repo.ts';
 import type { Opportunity } from './opportunities.schemas.ts';
 import { appendEvidence, correctEvidence, recomputeStage } from './opportunities.stage.ts';
 import { loadOpportunity } from './opportunities.view.ts';
+import { touchActivity } from './opportunities.writes.ts';
 
 const ACCEPTED = new Set(['accepted']);
 
@@ -57,8 +58,7 @@ async function applyQuoteState(trx: Transaction<DB>, actor: Actor, opp: Opportun
   if (ACCEPTED.has(quote.status)) await appendEvidence(trx, actor.tenant, opp.opportunity_id, { ...ref, checkpoint: 'verbal', detail: `Quote ${quote.quote_number} accepted` });
   await recomputeValue(trx, actor, opp);
   await recomputeStage(trx, actor.tenant, opp.opportunity_id);
-  const now = new Date();
-  await trx.updateTable('opportunities').set({ last_activity_at: now, updated_at: now }).where('tenant', '=', actor.tenant).where('opportunity_id', '=', opp.opportunity_id).execute();
+  await touchActivity(trx, actor.tenant, opp.opportunity_id);
   await syncSearch(trx, actor.tenant, 'opportunity', [opp.opportunity_id]);
 }
 

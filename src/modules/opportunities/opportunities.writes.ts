@@ -164,3 +164,9 @@ export async function completeCurrentStep(
 export async function skipCurrentStep(trx: Transaction<DB>, tenant: string, currentStepId: string): Promise<void> {
   await trx.updateTable('opportunity_steps').set({ status: 'skipped', updated_at: new Date() }).where('tenant', '=', tenant).where('step_id', '=', currentStepId).execute();
 }
+
+/** Restarts the deal's activity clock (a stalled deal is one nobody touched for nudge_days). */
+export async function touchActivity(trx: Transaction<DB>, tenant: string, id: string): Promise<void> {
+  const now = new Date();
+  await trx.updateTable('opportunities').set({ last_activity_at: now, updated_at: now }).where('tenant', '=', tenant).where('opportunity_id', '=', id).execute();
+}

@@ -121,18 +121,9 @@ function nextRunOf(def: Pick<RuleDefinition, 'trigger_type' | 'trigger_config'>,
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/**
- * Saves a validated rule owned by the caller (a create, or a template's `use`) with a new signing secret,
- * stored sealed and returned once.
- */
-export async function insertOwnedRule(trx: Transaction<DB>, secretBox: SecretBox, actor: Actor, def: RuleDefinition, base = 'body'): Promise<RuleWithSecret> {
-  await assertTriggerReferences(trx, actor.tenant, def, `${base}.trigger_config`);
-  assertMayRun(actor, { ownerId: actor.userId, permissions: actor.permissions }, def.actions);
-  const status = def.status ?? 'draft';
-  const secret = newRuleSigningSecret();
-  const row = await insertRule(trx, {
-    tenant: actor.tenant,
-    rule_id: newId(),
+/** The columns a rule definition sets, as a create and an update both write them. */
+function ruleColumns(def: RuleDefinition, status: RuleStatus) {
+  return {
     name: def.name,
     description: def.description,
     status,
@@ -146,6 +137,22 @@ export async function insertOwnedRule(trx: Transaction<DB>, secretBox: SecretBox
     execution_timeout_minutes: def.execution_timeout_minutes,
     retry_failed_executions: def.retry_failed_executions,
     tags: def.tags,
+  };
+}
+
+/**
+ * Saves a validated rule owned by the caller (a create, or a template's `use`) with a new signing secret,
+ * stored sealed and returned once.
+ */
+export async function insertOwnedRule(trx: Transaction<DB>, secretBox: SecretBox, actor: Actor, def: RuleDefinition, base = 'body'): Promise<RuleWithSecret> {
+  await assertTriggerReferences(trx, actor.tenant, def, `${base}.trigger_config`);
+  assertMayRun(actor, { ownerId: actor.userId, permissions: actor.permissions }, def.actions);
+  const status = def.status ?? 'draft';
+  const secret = newRuleSigningSecret();
+  const row = await insertRule(trx, {
+    tenant: actor.tenant,
+    rule_id: newId(),
+    ...ruleColumns(def, status),
     next_run_at: nextRunOf(def, status, new Date()),
     signing_secret_enc: secretBox.encrypt(secret),
     created_by: actor.userId,
@@ -220,19 +227,7 @@ export function createRulesService(deps: { db: Kysely<DB>; secretBox: SecretBox 
           ? current.next_run_at
           : nextRunOf(def, status, now);
         const row = await updateRule(trx, actor.tenant, id, {
-          name: def.name,
-          description: def.description,
-          status,
-          priority: def.priority,
-          trigger_type: def.trigger_type,
-          trigger_config: JSON.stringify(def.trigger_config),
-          conditions: JSON.stringify(def.conditions),
-          condition_logic: def.condition_logic,
-          actions: JSON.stringify(def.actions),
-          max_concurrent_executions: def.max_concurrent_executions,
-          execution_timeout_minutes: def.execution_timeout_minutes,
-          retry_failed_executions: def.retry_failed_executions,
-          tags: def.tags,
+          ...ruleColumns(def, status),
           next_run_at,
           ...(requested !== undefined ? { last_error: null } : {}),
           created_by: owner.ownerId,

@@ -35,6 +35,7 @@ export function suggestionList(db: Executor, tenant: string, f: SuggestionFilter
     defaultSort: 'created_at',
     defaultOrder: 'desc',
     tieBreaker: 's.suggestion_id',
+    updatedAt: 's.updated_at',
   });
 }
 

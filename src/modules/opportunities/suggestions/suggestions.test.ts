@@ -246,6 +246,15 @@ describe('listing suggestions', () => {
     expectError(await admin.get(`${BASE}?client_id=nope`), 400, 'VALIDATION_ERROR');
     expectError(await admin.get(`${BASE}?sort=title`), 400, 'VALIDATION_ERROR');
   });
+
+  it('filters by updated_since', async () => {
+    const { tenant, admin } = await makeTenant(t);
+    const client = await makeClient(admin);
+    const old = await insertSuggestion(tenant, client.client_id);
+    const fresh = await insertSuggestion(tenant, client.client_id);
+    await t.database.db.updateTable('opportunity_suggestions').set({ updated_at: new Date('2026-01-01T00:00:00Z') }).where('suggestion_id', '=', old).execute();
+    expect((await list(admin, '&updated_since=2026-06-01T00:00:00Z')).map((s) => s.suggestion_id)).toEqual([fresh]);
+  });
 });
 
 describe('accepting a suggestion', () => {
