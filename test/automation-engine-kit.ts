@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { loadConfig } from '../src/config.ts';
 import { engineWorker, type ActionDefinition, type ActionRunner, type EngineWorkerOptions } from '../src/modules/automation/index.ts';
@@ -62,12 +63,15 @@ export async function seedRule(t: TestApp, tenant: string, seed: RuleSeed): Prom
  * are the side effects a test counts. `emit` (transactional) emits `config.event_type` with `config.data`.
  * `external` (not transactional) appends to `calls` and fails while `failExternal` > 0. `slow` waits
  * `config.ms` (abandoned at its timeout). `fail_then_record` writes its effect then throws on its first
- * run (the transaction rolls back). `admin_only` needs automation:delete.
+ * run (the transaction rolls back). `admin_only` needs automation:delete. While `poisonCommit` > 0, `record`
+ * makes its transaction fail at COMMIT.
  */
 export class FakeActions {
   calls: { index: number; idempotencyKey: string; config: Record<string, unknown>; executionId: string }[] = [];
   failExternal = 0;
   failRecord = 0;
+  /** How many more `record` runs make their transaction fail at commit (see poisonTable). */
+  poisonCommit = 0;
   running = 0;
   maxRunning = 0;
   /** Called when `external` is entered (before it resolves); a test may hold it with `hold`. */
@@ -89,6 +93,12 @@ export class FakeActions {
       if (this.failRecord > 0) {
         this.failRecord--;
         throw new Error('record failed on purpose');
+      }
+      if (this.poisonCommit > 0) {
+        // A row its deferred constraint refuses only at COMMIT: the transaction does all its work, then is lost
+        // (as when a worker dies before its commit). The suite creates the table (poisonTable).
+        this.poisonCommit--;
+        await sql`insert into test_commit_poison (id, ref) values (${Math.floor(Math.random() * 1e9)}, -1)`.execute(trx!);
       }
       await emit(trx!, { tenant: ctx.actor.tenant, event_type: 'test.effect', aggregate_type: 'test', aggregate_id: ctx.executionId, payload: { data: { ...config, action_index: ctx.actionIndex } } });
       return { recorded: true, ...config };
@@ -143,6 +153,11 @@ export class FakeActions {
       ...extra,
     };
   }
+}
+
+/** The table FakeActions.poisonCommit writes to: a deferred foreign key that fails the commit, not the insert. */
+export async function poisonTable(t: TestApp): Promise<void> {
+  await sql`create table if not exists test_commit_poison (id bigint primary key, ref bigint references test_commit_poison (id) deferrable initially deferred)`.execute(t.database.db);
 }
 
 export class FakeMailer implements Mailer {

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import { emit } from '../../platform/events/outbox.ts';
+import { emit, type DomainEvent } from '../../platform/events/outbox.ts';
 import { announced } from '../../platform/events/vocabulary.ts';
 
 /** Executions as events (announced: listed for webhooks; payloads carry ids and the outcome). */
@@ -9,6 +9,11 @@ export const AUTOMATION_EVENT_TYPES = announced('automation', [
   ['automation.execution.failed', 'An automation execution failed (an action failed, timed out, or the owner lacks a permission)'],
 ]);
 
-export function emitExecutionEvent(trx: Transaction<DB>, tenant: string, outcome: 'completed' | 'failed', executionId: string, payload: Record<string, unknown>): Promise<string> {
-  return emit(trx, { tenant, event_type: `automation.execution.${outcome}`, aggregate_type: 'automation_execution', aggregate_id: executionId, payload: { execution_id: executionId, ...payload } });
+/** An execution's outcome as an event (emit it, or emitMany a batch's). */
+export function executionEvent(tenant: string, outcome: 'completed' | 'failed', executionId: string, payload: object): DomainEvent {
+  return { tenant, event_type: `automation.execution.${outcome}`, aggregate_type: 'automation_execution', aggregate_id: executionId, payload: { execution_id: executionId, ...payload } };
+}
+
+export function emitExecutionEvent(trx: Transaction<DB>, tenant: string, outcome: 'completed' | 'failed', executionId: string, payload: object): Promise<string> {
+  return emit(trx, executionEvent(tenant, outcome, executionId, payload));
 }

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { newId } from '../ids.ts';
-import { currentEventCause } from './cause.ts';
+import { currentEventCause, type EventCause } from './cause.ts';
 
 export const EVENTS_CHANNEL = 'psa_events';
 
@@ -19,13 +19,23 @@ export interface DomainEvent {
  * emitted while an automation action runs records that cause (see cause.ts).
  */
 export async function emit(trx: Transaction<DB>, event: DomainEvent): Promise<string> {
-  const event_id = newId();
-  const cause = currentEventCause();
-  await trx
-    .insertInto('events')
-    .values({ ...event, event_id, payload: JSON.stringify(event.payload), occurred_at: new Date(), next_attempt_at: new Date(), cause: cause === null ? null : JSON.stringify(cause) })
-    .execute();
+  const [eventId] = await emitMany(trx, [event]);
+  return eventId!;
+}
+
+/**
+ * emit() for many events in one statement (a batch's writes). Each takes its own `cause` when it names
+ * one, the cause in effect otherwise. Returns their ids in order.
+ */
+export async function emitMany(trx: Transaction<DB>, events: readonly (DomainEvent & { cause?: EventCause | null })[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const now = new Date();
+  const current = currentEventCause();
+  const rows = events.map(({ cause = current, ...event }) => ({
+    ...event, event_id: newId(), payload: JSON.stringify(event.payload), occurred_at: now, next_attempt_at: now, cause: cause === null ? null : JSON.stringify(cause),
+  }));
+  await trx.insertInto('events').values(rows).execute();
   // Wakes idle workers at commit; they also poll, so a lost notification only adds latency.
   await sql`select pg_notify(${EVENTS_CHANNEL}, '')`.execute(trx);
-  return event_id;
+  return rows.map((r) => r.event_id);
 }

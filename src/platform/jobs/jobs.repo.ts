@@ -56,6 +56,15 @@ export async function completeJob(db: Kysely<DB>, job: ClaimedJob, now: Date): P
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Marks held jobs done in one statement (those no longer held by their claims are left alone). */
+export async function completeJobs(db: Kysely<DB>, jobs: readonly ClaimedJob[], now: Date): Promise<void> {
+  if (jobs.length === 0) return;
+  await sql`
+    update jobs j set status = 'done', finished_at = ${now}::timestamptz, claim_token = null, locked_until = null, last_error = null
+    from unnest(${jobs.map((j) => j.tenant)}::uuid[], ${jobs.map((j) => j.job_id)}::uuid[], ${jobs.map((j) => j.token)}::uuid[]) as h(tenant, job_id, token)
+    where j.tenant = h.tenant and j.job_id = h.job_id and j.claim_token = h.token and j.status = 'running'`.execute(db);
+}
+
 /**
  * Records a held job's failure: pending again at `retryAt`, or dead (null). False when the claim no
  * longer holds it (a stale outcome: ignored).

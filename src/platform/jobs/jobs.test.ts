@@ -165,6 +165,47 @@ describe('JobRunner', () => {
     expect(calls).toBe(3);
   });
 
+  it('hands a batch kind its jobs in chunks of its size, each chunk one slot; records each outcome', async () => {
+    const chunks: number[][] = [];
+    const job = kind(async () => { throw new Error('handle() is not used for a batch kind'); }, {
+      maxAttempts: 2,
+      backoff: () => 1000,
+      batch: {
+        size: 3,
+        handle: async (jobs) => {
+          chunks.push(jobs.map((j) => j.payload.n as number));
+          return jobs.map((j) => (j.payload.n === 4 ? 'four fails' : undefined));
+        },
+      },
+    });
+    const single = kind();
+    await withTransaction(database.db, async (trx) => {
+      for (let n = 0; n < 7; n++) await enqueue(trx, { name: job.name, payload: { n }, runAt: new Date(T0 + n) });
+      await enqueue(trx, { name: single.name, runAt: new Date(T0) });
+    });
+    // Two slots: the single job takes one, the batch kind's three jobs the other.
+    expect(await new JobRunner(database, [job, single], quiet, { now: at(10), concurrency: 2 }).runOnce()).toBe(4);
+    expect(chunks).toEqual([[0, 1, 2]]);
+    expect(await rowsOf(single.name)).toMatchObject([{ status: 'done' }]);
+    // Three slots: the four left in chunks of three and one.
+    expect(await new JobRunner(database, [job, single], quiet, { now: at(10), concurrency: 3 }).runOnce()).toBe(4);
+    expect(chunks.slice(1).map((c) => [...c].sort())).toEqual([[3, 4, 5], [6]]);
+    const rows = await rowsOf(job.name);
+    const byN = new Map(rows.map((r) => [(r.payload as { n: number }).n, r]));
+    expect(byN.get(4)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'four fails', claim_token: null });
+    expect(byN.get(4)!.run_at.getTime()).toBe(T0 + 10 + 1000);
+    expect([0, 1, 2, 3, 5, 6].map((n) => byN.get(n)!.status)).toEqual(Array(6).fill('done'));
+  });
+
+  it('a batch handler that throws fails every job of its batch', async () => {
+    const job = kind(async () => undefined, { batch: { size: 5, handle: async () => { throw new Error('batch broke'); } } });
+    await withTransaction(database.db, async (trx) => {
+      for (let n = 0; n < 2; n++) await enqueue(trx, { name: job.name, payload: { n }, runAt: new Date(T0) });
+    });
+    expect(await new JobRunner(database, [job], quiet, { now: at(0) }).runOnce()).toBe(2);
+    expect((await rowsOf(job.name)).map((r) => [r.status, r.last_error])).toEqual([['pending', 'batch broke'], ['pending', 'batch broke']]);
+  });
+
   it('hands the handler its payload and context', async () => {
     const seen: unknown[] = [];
     const job = kind(async (payload, ctx) => void seen.push({ payload, ctx }));

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { newId } from '../ids.ts';
-import { claimJobs, completeJob, failJob, renewJobs, type ClaimedJob } from './jobs.repo.ts';
+import { claimJobs, completeJob, completeJobs, failJob, renewJobs, type ClaimedJob } from './jobs.repo.ts';
 import { LeaseLoop, type LeasedWork, type LoopLog } from './lease-loop.ts';
 import type { Scheduler } from './scheduler.ts';
 import { JOBS_CHANNEL, defaultBackoff, type JobDefinition } from './types.ts';
@@ -8,7 +8,7 @@ import { JOBS_CHANNEL, defaultBackoff, type JobDefinition } from './types.ts';
 export interface JobRunnerOptions {
   /** How long a claim lasts unrenewed; live runners renew every leaseMs/3 (default 30 s). */
   leaseMs?: number;
-  /** Most jobs running at once (default 10). */
+  /** Most jobs running at once (default 10); a batch (JobDefinition.batch) counts as one. */
   concurrency?: number;
   /** Idle poll interval; enqueue()'s NOTIFY wakes the runner sooner (default 1 s). */
   pollMs?: number;
@@ -23,7 +23,8 @@ const quiet: LoopLog = { info: () => undefined, error: () => undefined };
 /**
  * Runs the jobs registered with it: claims due ones under a lease (only names it knows, so workers
  * with different job sets share the table), runs up to `concurrency` at once, and records each outcome
- * if its claim still holds: done, pending again after backoff, or dead after maxAttempts.
+ * if its claim still holds: done, pending again after backoff, or dead after maxAttempts. Kinds with a
+ * `batch` handler are claimed up to `batch.size` per free slot and handed over a batch at a time.
  */
 export class JobRunner implements LeasedWork<ClaimedJob> {
   private readonly definitions: ReadonlyMap<string, JobDefinition>;
@@ -31,6 +32,10 @@ export class JobRunner implements LeasedWork<ClaimedJob> {
   private readonly concurrency: number;
   private readonly now: () => Date;
   private readonly loop: LeaseLoop<ClaimedJob>;
+  private readonly singles: string[];
+  private readonly batched: JobDefinition[];
+  /** Slots taken by the claimed work in flight (a single job or a batch is one). */
+  private busy = 0;
   private lastTick = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -45,6 +50,8 @@ export class JobRunner implements LeasedWork<ClaimedJob> {
       byName.set(definition.name, definition);
     }
     this.definitions = byName;
+    this.singles = definitions.filter((d) => !d.batch).map((d) => d.name);
+    this.batched = definitions.filter((d) => d.batch);
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.concurrency = opts.concurrency ?? 10;
     this.now = opts.now ?? (() => new Date());
@@ -67,10 +74,14 @@ export class JobRunner implements LeasedWork<ClaimedJob> {
     return items.length;
   }
 
-  capacity(held: number): number {
-    return this.concurrency - held;
+  capacity(): number {
+    return this.concurrency - this.busy;
   }
 
+  /**
+   * Claims up to `limit` slots of work: single jobs first, then each batch kind's jobs, up to its batch
+   * size per slot left. `claimed` equals `limit` unless every claim came back short (the queue is drained).
+   */
   async claim(limit: number): Promise<{ claimed: number; items: ClaimedJob[] }> {
     const now = this.now();
     // Schedules are cron-granular (a second at the finest): advancing them once a second is enough,
@@ -79,16 +90,77 @@ export class JobRunner implements LeasedWork<ClaimedJob> {
       this.lastTick = now.getTime();
       await this.opts.scheduler.tick();
     }
-    const items = await claimJobs(this.database.db, { names: [...this.definitions.keys()], now, until: new Date(now.getTime() + this.leaseMs), token: newId(), limit });
-    return { claimed: items.length, items };
+    const lease = { now, until: new Date(now.getTime() + this.leaseMs), token: newId() };
+    const items = await claimJobs(this.database.db, { ...lease, names: this.singles, limit });
+    let full = items.length === limit;
+    let slots = limit - items.length;
+    for (const definition of this.batched) {
+      if (slots <= 0) break;
+      const wanted = slots * definition.batch!.size;
+      const claimed = await claimJobs(this.database.db, { ...lease, names: [definition.name], limit: wanted });
+      items.push(...claimed);
+      full ||= claimed.length === wanted;
+      slots -= Math.ceil(claimed.length / definition.batch!.size);
+    }
+    const units = this.units(items);
+    this.busy += units.length;
+    return { claimed: full ? limit : Math.min(units.length, limit - 1), items };
   }
 
   async process(jobs: ClaimedJob[]): Promise<void> {
-    await Promise.all(jobs.map((job) => this.runJob(job)));
+    const units = this.units(jobs);
+    try {
+      await Promise.all(units.map((unit) => (unit.length === 1 && !this.definitions.get(unit[0]!.name)!.batch ? this.runJob(unit[0]!) : this.runBatch(unit))));
+    } finally {
+      this.busy = Math.max(0, this.busy - units.length);
+    }
+  }
+
+  /** The claimed jobs as slots of work: each single job alone, a batch kind's jobs in chunks of its size. */
+  private units(jobs: readonly ClaimedJob[]): ClaimedJob[][] {
+    const units: ClaimedJob[][] = [];
+    const byKind = new Map<string, ClaimedJob[]>();
+    for (const job of jobs) {
+      if (!this.definitions.get(job.name)!.batch) units.push([job]);
+      else byKind.set(job.name, [...(byKind.get(job.name) ?? []), job]);
+    }
+    for (const [name, group] of byKind) {
+      const size = this.definitions.get(name)!.batch!.size;
+      for (let i = 0; i < group.length; i += size) units.push(group.slice(i, i + size));
+    }
+    return units;
   }
 
   renew(jobs: ClaimedJob[]): Promise<void> {
     return renewJobs(this.database.db, jobs, new Date(this.now().getTime() + this.leaseMs));
+  }
+
+  /** Runs a batch of one kind and records the outcomes; never throws (as runJob). */
+  private async runBatch(jobs: ClaimedJob[]): Promise<void> {
+    const definition = this.definitions.get(jobs[0]!.name)!;
+    let outcomes: (string | undefined)[];
+    try {
+      outcomes = await definition.batch!.handle(jobs.map((job) => ({ payload: job.payload, ctx: { tenant: job.tenant, jobId: job.job_id, attempt: job.attempts } })));
+    } catch (err) {
+      this.log.error({ err, job: definition.name, jobs: jobs.length }, 'job batch failed');
+      outcomes = jobs.map(() => (err instanceof Error ? err.message : String(err)));
+    }
+    try {
+      const now = this.now();
+      await completeJobs(this.database.db, jobs.filter((_, i) => outcomes[i] === undefined), now);
+      for (const [i, job] of jobs.entries()) {
+        const error = outcomes[i];
+        if (error !== undefined) await this.recordFailure(definition, job, error.slice(0, 2000), now);
+      }
+    } catch (err) {
+      this.log.error({ err, job: definition.name, jobs: jobs.length }, 'recording job outcomes failed; their leases will expire');
+    }
+  }
+
+  private async recordFailure(definition: JobDefinition, job: ClaimedJob, error: string, now: Date): Promise<void> {
+    const dead = job.attempts >= (definition.maxAttempts ?? 10);
+    const retryAt = dead ? null : new Date(now.getTime() + (definition.backoff ?? defaultBackoff)(job.attempts));
+    await failJob(this.database.db, job, { error, retryAt, now });
   }
 
   /** Runs one job and records its outcome; never throws (a failed write leaves the job to its lease). */
@@ -103,13 +175,8 @@ export class JobRunner implements LeasedWork<ClaimedJob> {
     }
     try {
       const now = this.now();
-      if (error === undefined) {
-        await completeJob(this.database.db, job, now);
-      } else {
-        const dead = job.attempts >= (definition.maxAttempts ?? 10);
-        const retryAt = dead ? null : new Date(now.getTime() + (definition.backoff ?? defaultBackoff)(job.attempts));
-        await failJob(this.database.db, job, { error, retryAt, now });
-      }
+      if (error === undefined) await completeJob(this.database.db, job, now);
+      else await this.recordFailure(definition, job, error, now);
     } catch (err) {
       this.log.error({ err, job: job.name, job_id: job.job_id }, 'recording a job outcome failed; its lease will expire');
     }

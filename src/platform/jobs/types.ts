@@ -11,6 +11,12 @@ export interface JobContext {
   attempt: number;
 }
 
+/** One job of a batch handed to handleBatch. */
+export interface BatchJob<P = Record<string, unknown>> {
+  payload: P;
+  ctx: JobContext;
+}
+
 /**
  * A job kind, registered with the runner by name. Delivery is at least once (a crashed worker's job
  * runs again after its lease), so handle() must be idempotent; a throw is retried with backoff.
@@ -18,6 +24,16 @@ export interface JobContext {
 export interface JobDefinition<P = Record<string, unknown>> {
   name: string;
   handle(payload: P, ctx: JobContext): Promise<void>;
+  /**
+   * Optional: the runner hands claimed jobs of this kind over up to `batch.size` at a time (one transaction
+   * for many, where the kind can do that), each batch counting as one of the runner's `concurrency` slots.
+   * Resolves with each job's outcome in input order: undefined when it succeeded, else its error (retried
+   * per maxAttempts and backoff, like a throw from handle()). A throw fails every job of the batch.
+   */
+  batch?: {
+    size: number;
+    handle(jobs: readonly BatchJob<P>[]): Promise<(string | undefined)[]>;
+  };
   /** Failed runs before the job is `dead` (default 10). */
   maxAttempts?: number;
   /** Delay before retry n (1-based; default exponential from 1 s, capped at an hour). */

@@ -10,10 +10,13 @@ import { withEventCause, type EventCause } from '../../../platform/events/cause.
 import type { WorkerLog } from '../../../platform/events/worker.ts';
 import { newId } from '../../../platform/ids.ts';
 import { enqueue } from '../../../platform/jobs/enqueue.ts';
-import type { JobDefinition } from '../../../platform/jobs/types.ts';
+import type { BatchJob, JobDefinition } from '../../../platform/jobs/types.ts';
 import { emitExecutionEvent } from '../automation.events.ts';
 import type { ActionDefinition, ActionRunner, TriggerEnvelope } from '../automation.types.ts';
 import { EXECUTE_JOB } from './execute.ts';
+import { resetUnfinishedSteps } from '../executions/executions.repo.ts';
+import { executionText, type OutcomePayload } from './execution-text.ts';
+import { createFastPath } from './fast-path.ts';
 import { fillPlaceholders, PlaceholderError } from './placeholders.ts';
 
 /**
@@ -48,6 +51,9 @@ import { fillPlaceholders, PlaceholderError } from './placeholders.ts';
  */
 
 const DEFAULT_ACTION_TIMEOUT_S = 30;
+/** Jobs the runner hands over at once (the fast path's transaction), and how many of the rest run at once. */
+const BATCH_SIZE = 50;
+const SLOW_PATH_PARALLEL = 10;
 const OWNER_CACHE_MS = 5000;
 /** How many times a failed execution of a rule with retry_failed_executions is run again. */
 export const MAX_EXECUTION_RETRIES = 3;
@@ -194,7 +200,7 @@ export function createExecuteJob(deps: RunnerDeps): JobDefinition {
           .execute();
       }
       if (execution.status === 'running') log('warn', `Execution resumed (run ${execution.attempts + 1}); completed steps are not repeated`);
-      else log('info', `Execution started (${execution.trigger_type} trigger, ${actions.length} action${actions.length === 1 ? '' : 's'})`, null, { trigger_key: execution.trigger_key, depth: execution.depth });
+      else log('info', executionText.started(execution.trigger_type, actions.length), null, { trigger_key: execution.trigger_key, depth: execution.depth });
       return { execution: { ...execution, started_at: startedAt }, rule, actions };
     });
     if (started === undefined || started === 'deferred') return;
@@ -212,8 +218,7 @@ export function createExecuteJob(deps: RunnerDeps): JobDefinition {
         // The rule asks for failed executions to be retried: the steps not completed run again later.
         const delay = executionRetryDelay(run);
         await inTransaction(async (trx) => {
-          await trx.updateTable('automation_execution_steps').set({ status: 'pending', error_message: null, started_at: null, completed_at: null, duration_ms: null, result: null })
-            .where('tenant', '=', tenant).where('execution_id', '=', executionId).where('status', '<>', 'completed').execute();
+          await resetUnfinishedSteps(trx, tenant, executionId);
           const updated = await trx.updateTable('automation_executions')
             .set({ status: 'pending', started_at: null, failed_action_index: null, error_message: failure.message, updated_at: now() })
             .where('tenant', '=', tenant).where('execution_id', '=', executionId).where('status', '=', 'running')
@@ -256,12 +261,13 @@ export function createExecuteJob(deps: RunnerDeps): JobDefinition {
       if (!updated) return;
       const successful = updated.actions_successful;
       const failed = updated.actions_failed;
-      await withEventCause(cause, () => emitExecutionEvent(trx, tenant, status === 'completed' ? 'completed' : 'failed', executionId, {
+      const outcome: OutcomePayload = {
         rule_id: rule.rule_id, rule_name: rule.name, status, trigger_type: execution.trigger_type,
         actions_total: actions.length, actions_successful: successful, actions_failed: failed,
         failed_action_index: failure?.index ?? null, error_message: message, duration_ms: durationMs,
-      }));
-      log(status === 'completed' ? 'info' : 'error', `Execution ${status} in ${durationMs} ms (${successful} succeeded, ${failed} failed)`);
+      };
+      await withEventCause(cause, () => emitExecutionEvent(trx, tenant, status === 'completed' ? 'completed' : 'failed', executionId, outcome));
+      log(status === 'completed' ? 'info' : 'error', executionText.finished(status, durationMs, successful, failed));
     }
 
     // 2. The owner and the steps.
@@ -279,9 +285,12 @@ export function createExecuteJob(deps: RunnerDeps): JobDefinition {
       deps.log?.error({ err, rule_id: rule.rule_id }, 'automation rule signing secret cannot be decrypted');
     }
 
-    const steps = await db.selectFrom('automation_execution_steps').select(['action_index', 'status'])
+    const steps = await db.selectFrom('automation_execution_steps').select(['action_index', 'status', 'attempts', 'error_message'])
       .where('tenant', '=', tenant).where('execution_id', '=', executionId).orderBy('action_index').execute();
     const done = new Set(steps.filter((s) => s.status === 'completed').map((s) => s.action_index));
+    // Attempts a step already finished count against its retry_attempts: a batch run's (fast-path.ts), or
+    // those before a crash — except a running step's last, which the crash may have cut short.
+    const earlier = new Map(steps.map((s) => [s.action_index, { attempts: s.status === 'running' ? Math.max(0, s.attempts - 1) : s.attempts, error: s.error_message }]));
 
     /** Set when the last step's transaction also recorded the outcome. */
     let finished = false;
@@ -339,8 +348,10 @@ export function createExecuteJob(deps: RunnerDeps): JobDefinition {
         throw err;
       }
       const attempts = 1 + Math.max(0, Math.min(10, action.retry_attempts ?? 0));
+      const before = earlier.get(index) ?? { attempts: 0, error: null };
+      if (before.attempts >= attempts) throw await fail(before.error ?? 'no attempts left');
       const timeoutMs = Math.max(1, action.timeout_seconds || DEFAULT_ACTION_TIMEOUT_S) * 1000;
-      for (let attempt = 1; ; attempt++) {
+      for (let attempt = before.attempts + 1; ; attempt++) {
         const remaining = deadline - now().getTime();
         if (remaining <= 0) throw new ExecutionTimeout();
         const limit = Math.min(timeoutMs, remaining);
@@ -354,7 +365,7 @@ export function createExecuteJob(deps: RunnerDeps): JobDefinition {
         // An external step is marked running (and its attempt counted) before it runs; a transactional one
         // inside its transaction, which also locks the step against another run of the same job.
         if (!definition.transactional) await markRunning(db);
-        log('info', `Action ${index} (${action.type}) started${attempt > 1 ? ` (attempt ${attempt} of ${attempts})` : ''}`, index);
+        log('info', executionText.actionStarted(index, action.type, attempt, attempts), index);
         const base = { actor: owner, executionId, ruleId: rule.rule_id, actionIndex: index, idempotencyKey: `${executionId}:${index}`, signingSecret: secret };
         try {
           if (definition.transactional) {
@@ -407,9 +418,38 @@ export function createExecuteJob(deps: RunnerDeps): JobDefinition {
         .set({ status: 'completed', completed_at: now(), duration_ms: ms, result: JSON.stringify(result ?? {}), error_message: null })
         .where('tenant', '=', tenant).where('execution_id', '=', executionId).where('action_index', '=', index)
         .execute();
-      log('info', `Action ${index} (${actions[index]!.type}) completed in ${ms} ms`, index, { duration_ms: ms, result: result ?? {} });
+      log('info', executionText.actionCompleted(index, actions[index]!.type, ms), index, { duration_ms: ms, result: result ?? {} });
     }
   }
 
-  return { name: EXECUTE_JOB, handle, maxAttempts: 10 };
+  const fastPath = createFastPath({ db, runners: deps.runners, definitionOf: deps.definitionOf, ownerOf, now });
+
+  /**
+   * Jobs claimed together: the plain executions run in one transaction (fast-path.ts), the others one by
+   * one through handle(), a few at a time.
+   */
+  async function handleBatch(jobs: readonly BatchJob[]): Promise<(string | undefined)[]> {
+    const items = jobs.map((job) => ({ tenant: job.ctx.tenant, executionId: String(job.payload.execution_id ?? '') }));
+    let fast = new Set<string>();
+    try {
+      fast = await fastPath.run(items.filter((i) => UUID_RE.test(i.executionId)));
+    } catch (err) {
+      // The batch rolled back whole (a deadlock, a lost connection): each execution goes the long way.
+      deps.log?.error({ err, executions: items.length }, 'automation batch failed; running its executions one by one');
+    }
+    const outcomes: (string | undefined)[] = jobs.map(() => undefined);
+    const rest = jobs.map((job, i) => ({ job, i })).filter(({ i }) => !fast.has(`${items[i]!.tenant}:${items[i]!.executionId}`));
+    for (let from = 0; from < rest.length; from += SLOW_PATH_PARALLEL) {
+      await Promise.all(rest.slice(from, from + SLOW_PATH_PARALLEL).map(async ({ job, i }) => {
+        try {
+          await handle(job.payload, job.ctx);
+        } catch (err) {
+          outcomes[i] = errorText(err);
+        }
+      }));
+    }
+    return outcomes;
+  }
+
+  return { name: EXECUTE_JOB, handle, batch: { size: BATCH_SIZE, handle: handleBatch }, maxAttempts: 10 };
 }

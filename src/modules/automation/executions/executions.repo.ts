@@ -29,6 +29,14 @@ export async function findExecutions(db: Executor, tenant: string, ids: readonly
     .execute();
 }
 
+/** Sets an execution's unfinished steps back to pending for another run, their attempts from zero again. */
+export async function resetUnfinishedSteps(db: Executor, tenant: string, executionId: string): Promise<void> {
+  await db.updateTable('automation_execution_steps')
+    .set({ status: 'pending', attempts: 0, error_message: null, started_at: null, completed_at: null, duration_ms: null, result: null })
+    .where('tenant', '=', tenant).where('execution_id', '=', executionId).where('status', '<>', 'completed')
+    .execute();
+}
+
 export function stepsOf(db: Executor, tenant: string, id: string) {
   return db.selectFrom('automation_execution_steps').selectAll()
     .where('tenant', '=', tenant).where('execution_id', '=', id).orderBy('action_index').execute();

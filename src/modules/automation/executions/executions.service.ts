@@ -9,7 +9,7 @@ import { newId } from '../../../platform/ids.ts';
 import { enqueue } from '../../../platform/jobs/enqueue.ts';
 import { iso } from '../../../platform/time.ts';
 import { EXECUTE_JOB } from '../engine/execute.ts';
-import { executionList, findExecution, findExecutions, logsOf, stepsOf, type ExecutionRow } from './executions.repo.ts';
+import { executionList, findExecution, findExecutions, logsOf, resetUnfinishedSteps, stepsOf, type ExecutionRow } from './executions.repo.ts';
 import { RETRYABLE_STATUSES, type Execution, type ExecutionDetail, type ExecutionLog, type ExecutionStep, type ListExecutionsQuery } from './executions.schemas.ts';
 
 export function toExecution(row: ExecutionRow): Execution {
@@ -100,10 +100,7 @@ export function createExecutionsService(deps: { db: Kysely<DB> }) {
           throw conflict(`Only a failed, timed-out or cancelled execution can be retried; this one is ${row.status}`, { status: row.status, retryable_statuses: RETRYABLE_STATUSES });
         }
         const now = new Date();
-        await trx.updateTable('automation_execution_steps')
-          .set({ status: 'pending', error_message: null, started_at: null, completed_at: null, duration_ms: null, result: null })
-          .where('tenant', '=', actor.tenant).where('execution_id', '=', id).where('status', '<>', 'completed')
-          .execute();
+        await resetUnfinishedSteps(trx, actor.tenant, id);
         await trx.updateTable('automation_executions')
           .set({
             status: 'pending', failed_action_index: null, error_message: null, started_at: null, completed_at: null, duration_ms: null,
