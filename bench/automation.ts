@@ -27,13 +27,17 @@ import { withTransaction } from '../src/platform/db/executor.ts';
 import { migrateToLatest } from '../src/platform/db/migrate.ts';
 import { newId } from '../src/platform/ids.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
+import { createStorageService } from '../src/modules/storage/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
+import { loadOwnerActor } from '../src/platform/auth/owner-actor.ts';
 import { BenchError, benchDatabaseUrl, intEnv, quantile, recreateDatabase } from './bench-env.ts';
 
 const HUGE = 100_000_000;
 const SECRET_KEY = Buffer.alloc(32, 5).toString('base64url');
 const TARGET_PER_WORKER = 500;
 const TARGET_P95_MS = 1000;
+/** The engine's batch size (automation.execute jobs per transaction), for the baseline's transactions. */
+const DIRECT_BATCH = 50;
 
 const settings = {
   rules: intEnv('BENCH_RULES', 50, 1, 500),
@@ -45,7 +49,9 @@ const dbUrl = benchDatabaseUrl('psa_bench_automation');
 const log = (message: string) => console.error(`bench:automation: ${message}`);
 
 function startWorker(): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+  // BENCH_CPU_PROF=<dir>: the worker writes a V8 CPU profile there when it stops.
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return spawn(process.execPath, [...prof, '--import', 'tsx', 'src/worker.ts'], {
     env: { ...process.env, DATABASE_URL: dbUrl.toString(), PSA_SECRET_KEY: SECRET_KEY, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -88,6 +94,25 @@ async function writeEvents(database: Database, tenant: string, first: number, co
   });
 }
 
+/**
+ * The baseline: the action's own writes without the engine — the same storage puts through the storage
+ * service's in-transaction write, BATCH per transaction like the engine's batches, in a tenant of their own
+ * (its own usage counters). Returns writes/s.
+ */
+async function directWrites(database: Database, count: number): Promise<number> {
+  const t = await createTenant(database.db, { name: 'Bench Baseline', slug: 'bench-baseline', adminEmail: 'baseline@example.com' });
+  const actor = await loadOwnerActor(database.db, t.tenant_id, t.user_id, newId());
+  if (!actor) throw new BenchError('the baseline tenant has no admin');
+  const storage = createStorageService({ db: database.db });
+  const started = performance.now();
+  for (let first = 0; first < count; first += DIRECT_BATCH) {
+    await withTransaction(database.db, async (trx) => {
+      for (let n = first; n < Math.min(count, first + DIRECT_BATCH); n++) await storage.putInTrx(trx, actor, 'bench', `k${n}`, { value: { n: String(n), rule: n % settings.rules } });
+    });
+  }
+  return Math.round((count / (performance.now() - started)) * 1000);
+}
+
 async function main(): Promise<void> {
   await recreateDatabase(dbUrl);
   let database: Database | undefined;
@@ -113,6 +138,10 @@ async function main(): Promise<void> {
       });
     }
     log(`${settings.rules} active rules; ${settings.rate} events/s for ${settings.seconds} s; one worker`);
+
+    const directPerS = await directWrites(database, Math.min(5000, settings.rate * settings.seconds));
+    log(`baseline: ${directPerS} direct storage writes/s`);
+    const autovacuum = (await sql<{ autovacuum: string }>`show autovacuum`.execute(database.db)).rows[0]!.autovacuum;
 
     worker = startWorker();
     await new Promise((r) => setTimeout(r, 3000));
@@ -159,6 +188,9 @@ async function main(): Promise<void> {
       executions_per_s_during_load: Math.round((duringLoad / (loadEnded - started)) * 1000),
       executions_per_s_to_drain: Math.round((total / (drained - started)) * 1000),
       ratio_to_input_rate: Number((total / (drained - started) * 1000 / producedPerS).toFixed(2)),
+      direct_writes_per_s: directPerS,
+      ratio_to_direct_writes: Number((total / (drained - started) * 1000 / directPerS).toFixed(2)),
+      postgres_autovacuum: autovacuum,
       latency_ms: { p50: Math.round(quantile(latencies, 0.5)), p95: Math.round(quantile(latencies, 0.95)), max: Math.round(latencies.at(-1) ?? NaN) },
       targets: { executions_per_s_per_worker: TARGET_PER_WORKER, p95_ms: TARGET_P95_MS },
     };

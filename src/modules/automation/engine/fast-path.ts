@@ -159,7 +159,7 @@ export function createFastPath(deps: FastPathDeps) {
           on e.tenant = i.tenant and e.execution_id = i.execution_id
         where e.status = 'pending'
         order by e.tenant, e.execution_id
-        for update of e`.execute(trx);
+        for no key update of e`.execute(trx);
       const rules = [...new Map(candidates.map((c) => [key(c.tenant, c.rule_id), c])).values()];
       const { rows: limits } = await sql<{ tenant: string; rule_id: string; free: boolean }>`
         select r.tenant, r.rule_id,
@@ -168,7 +168,7 @@ export function createFastPath(deps: FastPathDeps) {
         join unnest(${rules.map((c) => c.tenant)}::uuid[], ${rules.map((c) => c.rule_id)}::uuid[]) as i(tenant, rule_id)
           on r.tenant = i.tenant and r.rule_id = i.rule_id
         order by r.tenant, r.rule_id
-        for update of r`.execute(trx);
+        for no key update of r`.execute(trx);
       const lockedKeys = new Set(locked.map((l) => key(l.tenant, l.execution_id)));
       const freeRules = new Set(limits.filter((l) => l.free).map((l) => key(l.tenant, l.rule_id)));
       const done: Ran[] = [];

@@ -23,9 +23,10 @@ import { fillPlaceholders, PlaceholderError } from './placeholders.ts';
  * The `automation.execute` job: runs one execution's actions in order, at least once and exactly once per
  * completed step.
  *
- * - **Concurrency**: the execution's row and then its rule's row are locked (`for update`) while the job
- *   counts the rule's running executions; at `max_concurrent_executions` a pending execution is not started
- *   but re-enqueued a moment later. The lock makes the count and the start atomic across workers.
+ * - **Concurrency**: the execution's row and then its rule's row are locked while the job counts the rule's
+ *   running executions; at `max_concurrent_executions` a pending execution is not started but re-enqueued a
+ *   moment later. The lock makes the count and the start atomic across workers; it is `for no key update`, so
+ *   the inserts that only reference the rule (new executions) are not held up by it.
  * - **Steps**: one row per action, created when the execution starts. A *transactional* action runs in one
  *   transaction with the updates that mark its step running and then completed (the first locks the step
  *   row and skips a step already completed, so two runs of the same job never both apply it): a crash keeps
@@ -173,11 +174,11 @@ export function createExecuteJob(deps: RunnerDeps): JobDefinition {
     // 1. Start (or resume) under the rule's concurrency limit. (Its log line is written with the next step's.)
     const started = await withTransaction(db, async (trx) => {
       const execution = await trx.selectFrom('automation_executions').selectAll()
-        .where('tenant', '=', tenant).where('execution_id', '=', executionId).forUpdate().executeTakeFirst();
+        .where('tenant', '=', tenant).where('execution_id', '=', executionId).forNoKeyUpdate().executeTakeFirst();
       if (!execution || (execution.status !== 'pending' && execution.status !== 'running')) return undefined;
       const rule = await trx.selectFrom('automation_rules')
         .select(['rule_id', 'name', 'created_by', 'signing_secret_enc', 'max_concurrent_executions', 'execution_timeout_minutes', 'retry_failed_executions'])
-        .where('tenant', '=', tenant).where('rule_id', '=', execution.rule_id).forUpdate().executeTakeFirst();
+        .where('tenant', '=', tenant).where('rule_id', '=', execution.rule_id).forNoKeyUpdate().executeTakeFirst();
       if (!rule) return undefined;
       if (execution.status === 'pending') {
         const running = await trx.selectFrom('automation_executions').select((eb) => eb.fn.countAll<string | number>().as('n'))
