@@ -15,6 +15,7 @@ import { createManualService } from './manual.ts';
 import { manualRoutes } from './manual.routes.ts';
 import { createExecuteJob, type RunnerDeps } from './runner.ts';
 import { automationScheduleTick } from './schedule.ts';
+import { automationExecutionSweep } from './sweeper.ts';
 
 /**
  * The engine's parts: the API's (executions, manual runs, the inbound-webhook workflow handler) and the
@@ -47,6 +48,6 @@ export function engineWorker(deps: WorkerDeps, opts: EngineWorkerOptions = {}): 
   return {
     consumers: [automationEventConsumer({ db: deps.db, log: deps.log })],
     jobs: [createExecuteJob({ db: deps.db, secretBox: deps.secretBox, runners, definitionOf: opts.definitionOf ?? actionDefinition, log: deps.log, ...opts.runner })],
-    schedules: [automationScheduleTick(deps.db)],
+    schedules: [automationScheduleTick(deps.db), automationExecutionSweep(deps.db)],
   };
 }
