@@ -8,7 +8,8 @@ import { AppError } from '../../platform/http/errors.ts';
 import { Name, Nullable } from '../../platform/http/schemas.ts';
 import { actionDefinition, ACTION_DEFINITIONS } from './actions/actions.catalog.ts';
 import { validateCondition } from './engine/conditions.ts';
-import { ENVELOPE_ROOTS, MAX_PATH_LENGTH, pathProblem } from './engine/paths.ts';
+import { CURRENT_RECORD_TYPES, hasCurrentRecord } from './engine/current.ts';
+import { ENVELOPE_ROOTS, EVENT_CONDITION_ROOTS, MAX_PATH_LENGTH, pathProblem, readsCurrent } from './engine/paths.ts';
 import { CONDITION_OPERATORS, TRIGGER_TYPES, type ActionDefinition, type ConditionOperator } from './automation.types.ts';
 
 /**
@@ -65,10 +66,12 @@ export const CONDITION_OPERATOR_INFO: Record<ConditionOperator, { value: Operato
 };
 
 const VALUE_JSON_MAX = 10_000;
+/** The longest an event rule may wait before it runs (trigger_config.delay_minutes): a week. */
+export const MAX_DELAY_MINUTES = 7 * 24 * 60;
 
 export const ConditionSchema = Type.Object(
   {
-    field: Type.String({ minLength: 1, maxLength: MAX_PATH_LENGTH, description: `A dotted path into the trigger's envelope, rooted at ${ENVELOPE_ROOTS.join(', ')}` }),
+    field: Type.String({ minLength: 1, maxLength: MAX_PATH_LENGTH, description: `A dotted path into the trigger's envelope, rooted at ${ENVELOPE_ROOTS.join(', ')} (and, for event rules, current: the event's record as it is when the execution runs)` }),
     operator: Type.Enum([...CONDITION_OPERATORS]),
     value: Type.Optional(Type.Unknown({ description: 'What the field is compared with: any JSON for comparisons, an array for in/not_in, an RE2 pattern for regex_match, absent for exists/not_exists' })),
   },
@@ -81,8 +84,8 @@ export type ConditionInput = Static<typeof ConditionSchema>;
  * validateCondition: path, operator, a value that fits it, an RE2 pattern that compiles), and no value
  * where the operator takes none.
  */
-export function conditionProblems(c: ConditionInput, path: string): Problem[] {
-  const fieldProblem = pathProblem(c.field);
+export function conditionProblems(c: ConditionInput, path: string, roots: readonly string[] = ENVELOPE_ROOTS): Problem[] {
+  const fieldProblem = pathProblem(c.field, roots);
   if (fieldProblem) return [{ path: `${path}.field`, message: fieldProblem }];
   const info = CONDITION_OPERATOR_INFO[c.operator as ConditionOperator];
   if (!info) return [{ path: `${path}.operator`, message: `must be one of ${CONDITION_OPERATORS.join(', ')}` }];
@@ -90,7 +93,7 @@ export function conditionProblems(c: ConditionInput, path: string): Problem[] {
   if (info.value === 'none') return c.value === undefined ? [] : [{ path: at, message: `must be left out: ${c.operator} takes no value` }];
   if (c.value === undefined) return [{ path: at, message: `is required for ${c.operator}` }];
   if (JSON.stringify(c.value).length > VALUE_JSON_MAX) return [{ path: at, message: `must be at most ${VALUE_JSON_MAX} characters as JSON` }];
-  const problem = validateCondition(c);
+  const problem = validateCondition(c, roots);
   return problem ? [{ path: at, message: problem.slice(0, 500) }] : [];
 }
 
@@ -101,6 +104,10 @@ const EventTriggerConfig = Type.Object(
   {
     event_type: Type.String({ minLength: 1, maxLength: 100, description: 'An event type of the vocabulary (GET /api/v1/webhooks/events lists it)' }),
     filters: Type.Optional(Type.Array(ConditionSchema, { maxItems: 20, description: 'Conditions the event must meet (all of them), in the same form as the rule\'s conditions' })),
+    delay_minutes: Type.Optional(Type.Integer({
+      minimum: 1, maximum: MAX_DELAY_MINUTES,
+      description: 'Run the execution this long after the event (at most a week); conditions on current.* are checked then, against the record as it is',
+    })),
   },
   { additionalProperties: false },
 );
@@ -172,7 +179,7 @@ function triggerConfigOf(type: TriggerType, raw: unknown, path: string, problems
       if (!eventTypeInfo(c.event_type)) problems.push({ path: `${path}.event_type`, message: `'${c.event_type}' is not an event type of the vocabulary (GET /api/v1/webhooks/events)` });
       const filters = c.filters ?? [];
       filters.forEach((f, i) => problems.push(...conditionProblems(f, `${path}.filters.${i}`)));
-      return { event_type: c.event_type, filters };
+      return { event_type: c.event_type, filters, ...(c.delay_minutes === undefined ? {} : { delay_minutes: c.delay_minutes }) };
     }
     case 'schedule': {
       const c = config as Static<typeof ScheduleTriggerConfig>;
@@ -324,8 +331,14 @@ export function validateRuleShape(input: unknown, base = 'body'): RuleDefinition
   const description = rule.description === undefined || rule.description === null || rule.description.trim() === '' ? null : rule.description.trim();
 
   const trigger_config = triggerConfigOf(rule.trigger_type, rule.trigger_config, `${base}.trigger_config`, problems);
+  // Event rules' conditions may read the event's record as it is when the execution runs (current.*).
+  const event = rule.trigger_type === 'event' ? (trigger_config as { event_type?: string }).event_type : undefined;
+  const roots = event === undefined ? ENVELOPE_ROOTS : EVENT_CONDITION_ROOTS;
   const conditions = (rule.conditions ?? []).map((c, i) => {
-    problems.push(...conditionProblems(c, `${base}.conditions.${i}`));
+    problems.push(...conditionProblems(c, `${base}.conditions.${i}`, roots));
+    if (event !== undefined && readsCurrent(c) && !hasCurrentRecord(event)) {
+      problems.push({ path: `${base}.conditions.${i}.field`, message: `current.* reads the record an event is about; '${event}' events have none it can read (${CURRENT_RECORD_TYPES.map((t) => `${t}.*`).join(', ')} events do)` });
+    }
     return c.value === undefined ? { field: c.field, operator: c.operator } : { field: c.field, operator: c.operator, value: c.value };
   });
 

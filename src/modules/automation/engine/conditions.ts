@@ -1,7 +1,7 @@
 import { RE2JS } from 're2js';
 import type { RuleCondition } from '../../../platform/db/schema.automation.ts';
 import { CONDITION_OPERATORS, type ConditionOperator, type TriggerEnvelope } from '../automation.types.ts';
-import { getPath, pathProblem } from './paths.ts';
+import { ENVELOPE_ROOTS, getPath, pathProblem } from './paths.ts';
 
 /**
  * A rule's conditions over its trigger's envelope.
@@ -169,9 +169,9 @@ const isScalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].i
  * string for starts/ends_with, a valid RE2 pattern of ≤ 500 characters for regex_match, none needed for
  * exists/not_exists). Returns null when valid, else the problem (the caller adds the path).
  */
-export function validateCondition(condition: { field?: unknown; operator?: unknown; value?: unknown }): string | null {
+export function validateCondition(condition: { field?: unknown; operator?: unknown; value?: unknown }, roots: readonly string[] = ENVELOPE_ROOTS): string | null {
   if (typeof condition.field !== 'string') return 'field must be a string';
-  const p = pathProblem(condition.field);
+  const p = pathProblem(condition.field, roots);
   if (p) return `field ${p}`;
   const op = condition.operator;
   if (typeof op !== 'string' || !(CONDITION_OPERATORS as readonly string[]).includes(op)) return `operator must be one of ${CONDITION_OPERATORS.join(', ')}`;

@@ -7,7 +7,7 @@ import type { WorkerLog } from '../../../platform/events/worker.ts';
 import type { TriggerEnvelope } from '../automation.types.ts';
 import { conditionsLog, evaluateConditions } from './conditions.ts';
 import { startExecutions, type StartExecutionInput } from './execute.ts';
-import { getPath } from './paths.ts';
+import { getPath, readsCurrent } from './paths.ts';
 
 /**
  * The event trigger: an outbox consumer that starts an execution of every active `event` rule of the
@@ -18,6 +18,9 @@ import { getPath } from './paths.ts';
  * caused it (`cause.rule_ids`), and an event at depth MAX_CHAIN_DEPTH or more triggers no rule at all — a
  * chain of rules triggering each other runs at most MAX_CHAIN_DEPTH executions deep (the user's change, then
  * rule A, rule B, rule C: C's events trigger nothing).
+ *
+ * `trigger_config.delay_minutes` starts the execution that long after the event; conditions on `current.*`
+ * (the event's record as it is then, engine/current.ts) are checked when it runs.
  *
  * A batch (the relay's claimed events) costs one query for the rules of all its (tenant, type) pairs and one
  * statement for all its executions and their jobs.
@@ -105,11 +108,22 @@ export function automationEventConsumer(deps: { db: Kysely<DB>; log?: Pick<Worke
       for (const rule of candidates) {
         if (event.cause?.rule_ids.includes(rule.rule_id)) continue;
         if (!filtersMatch(getPath(rule, 'trigger_config.filters'), envelope)) continue;
-        const outcome = evaluateConditions(rule.conditions ?? [], rule.condition_logic, envelope);
+        const conditions = rule.conditions ?? [];
+        // Conditions on current.* are decided when the execution runs; the others, under `and`, already rule
+        // events out now (under `or` any of them may still pass then, so all wait).
+        const later = conditions.some(readsCurrent);
+        const now = !later ? conditions : rule.condition_logic === 'and' ? conditions.filter((c) => !readsCurrent(c)) : [];
+        const outcome = evaluateConditions(now, rule.condition_logic, envelope);
         if (!outcome.matched) continue;
+        const delay = Number(getPath(rule, 'trigger_config.delay_minutes') ?? 0);
+        const occurred = new Date(event.occurred_at).getTime();
         starts.push({
           tenant: event.tenant, rule, triggerType: 'event', triggerKey: event.event_id, envelope, cause: event.cause,
-          log: conditionsLog(`Triggered by ${event.event_type} (event ${event.event_id})`, outcome.results, rule.condition_logic),
+          ...(delay > 0 ? { runAt: new Date(occurred + delay * 60_000) } : {}),
+          log: conditionsLog(
+            `Triggered by ${event.event_type} (event ${event.event_id})${delay > 0 ? `; runs ${delay} minute${delay === 1 ? '' : 's'} after it` : ''}${later ? '; the conditions on current.* are checked when it runs' : ''}`,
+            outcome.results, rule.condition_logic,
+          ),
         });
       }
     }

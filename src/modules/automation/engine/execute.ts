@@ -25,6 +25,8 @@ export interface StartExecutionInput {
   /** The cause of the triggering event (its chain of rules and depth); null for a user's own change. */
   cause?: EventCause | null;
   createdBy?: string | null;
+  /** Not before this time (an event rule's delay_minutes); default now. */
+  runAt?: Date;
   /** The first log line of the execution (how it was triggered, the condition results in its metadata). */
   log?: { message: string; metadata?: Record<string, unknown> };
 }
@@ -67,6 +69,7 @@ export async function startExecutions(trx: Transaction<DB>, inputs: readonly Sta
       log_id: newId(),
       log_message: (input.log?.message ?? `Triggered (${input.triggerType})`).slice(0, 2000),
       log_metadata: JSON.stringify(input.log?.metadata ?? { trigger_key: input.triggerKey }),
+      run_at: input.runAt?.toISOString() ?? null,
     };
   });
   const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
@@ -76,8 +79,8 @@ export async function startExecutions(trx: Transaction<DB>, inputs: readonly Sta
         ${col('tenant')}::uuid[], ${col('execution_id')}::uuid[], ${col('job_id')}::uuid[], ${col('rule_id')}::uuid[],
         ${col('trigger_type')}::text[], ${col('trigger_key')}::text[], ${col('trigger_data')}::jsonb[], ${col('actions')}::jsonb[],
         ${col('actions_total')}::int[], ${col('depth')}::int[], ${col('cause_rule_ids')}::text[], ${col('created_by')}::uuid[],
-        ${col('log_id')}::uuid[], ${col('log_message')}::text[], ${col('log_metadata')}::jsonb[]
-      ) as x(tenant, execution_id, job_id, rule_id, trigger_type, trigger_key, trigger_data, actions, actions_total, depth, cause_rule_ids, created_by, log_id, log_message, log_metadata)
+        ${col('log_id')}::uuid[], ${col('log_message')}::text[], ${col('log_metadata')}::jsonb[], ${col('run_at')}::timestamptz[]
+      ) as x(tenant, execution_id, job_id, rule_id, trigger_type, trigger_key, trigger_data, actions, actions_total, depth, cause_rule_ids, created_by, log_id, log_message, log_metadata, run_at)
     ), ins as (
       insert into automation_executions (tenant, execution_id, rule_id, trigger_type, trigger_key, trigger_data, actions, actions_total, depth, cause_rule_ids, created_by)
       select tenant, execution_id, rule_id, trigger_type, trigger_key, trigger_data, actions, actions_total, depth, cause_rule_ids::uuid[], created_by from input
@@ -85,7 +88,7 @@ export async function startExecutions(trx: Transaction<DB>, inputs: readonly Sta
       returning tenant, execution_id, rule_id, trigger_key
     ), queued as (
       insert into jobs (tenant, job_id, name, payload, run_at)
-      select i.tenant, i.job_id, ${EXECUTE_JOB}, jsonb_build_object('execution_id', i.execution_id), now()
+      select i.tenant, i.job_id, ${EXECUTE_JOB}, jsonb_build_object('execution_id', i.execution_id), coalesce(i.run_at, now())
       from input i join ins on ins.tenant = i.tenant and ins.execution_id = i.execution_id
       returning job_id
     ), logged as (

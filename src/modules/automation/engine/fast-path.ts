@@ -3,13 +3,14 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction } from '../../../platform/db/executor.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import type { RuleAction } from '../../../platform/db/schema.automation.ts';
+import type { RuleAction, RuleCondition } from '../../../platform/db/schema.automation.ts';
 import { withEventCause, type EventCause } from '../../../platform/events/cause.ts';
 import { emitMany } from '../../../platform/events/outbox.ts';
 import { newId } from '../../../platform/ids.ts';
 import { executionEvent } from '../automation.events.ts';
 import type { ActionDefinition, ActionRunner, TriggerEnvelope } from '../automation.types.ts';
 import { executionText, type OutcomePayload } from './execution-text.ts';
+import { readsCurrent } from './paths.ts';
 import { fillPlaceholders } from './placeholders.ts';
 
 /**
@@ -25,7 +26,7 @@ import { fillPlaceholders } from './placeholders.ts';
  * retried, finished), one with an external or unknown action, one whose rule is at its concurrency limit
  * (the rule rows are locked while their running executions are counted, as that path does; a batch runs a
  * rule's executions one after another, so it adds one to the count), one whose owner is gone or lacks a
- * permission, and one with any action that fails — its savepoint is rolled back first, so it left nothing.
+ * permission, one whose rule checks conditions on current.* as it starts, and one with any action that fails — its savepoint is rolled back first, so it left nothing.
  */
 
 export interface FastPathDeps {
@@ -50,6 +51,7 @@ interface Candidate {
   trigger_type: string;
   trigger_key: string;
   trigger_data: TriggerEnvelope;
+  conditions: RuleCondition[];
   actions: RuleAction[];
   depth: number;
   cause_rule_ids: string[];
@@ -94,9 +96,12 @@ const causeOf = (e: Candidate): EventCause => ({ execution_id: e.execution_id, r
 export function createFastPath(deps: FastPathDeps) {
   const { db, now } = deps;
 
-  /** Whether the execution may run here: every action transactional and allowed to its owner. */
+  /**
+   * Whether the execution may run here: every action transactional and allowed to its owner, and no
+   * condition left to check as it starts (current.*, which the per-execution path reads).
+   */
   function plain(execution: Candidate, owner: Actor | undefined): owner is Actor {
-    if (!owner) return false;
+    if (!owner || (execution.trigger_type === 'event' && execution.conditions.some(readsCurrent))) return false;
     return execution.actions.every((action) => {
       const definition = deps.definitionOf(action.type);
       return definition?.transactional === true && deps.runners[action.type] !== undefined && definition.permissions.every((p) => owner.permissions.has(p));
@@ -136,7 +141,7 @@ export function createFastPath(deps: FastPathDeps) {
     if (unique.length === 0) return new Set();
     const { rows: found } = await sql<Candidate>`
       select e.tenant, e.execution_id, e.rule_id, r.name as rule_name, r.created_by, e.trigger_type, e.trigger_key,
-        e.trigger_data, e.actions, e.depth, e.cause_rule_ids
+        e.trigger_data, r.conditions, e.actions, e.depth, e.cause_rule_ids
       from automation_executions e
       join unnest(${unique.map((i) => i.tenant)}::uuid[], ${unique.map((i) => i.executionId)}::uuid[]) as i(tenant, execution_id)
         on e.tenant = i.tenant and e.execution_id = i.execution_id

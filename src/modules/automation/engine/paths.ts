@@ -10,13 +10,23 @@ export const MAX_PATH_LENGTH = 255;
 /** The envelope's top-level members a path may start with (see TriggerEnvelope). */
 export const ENVELOPE_ROOTS = ['event_type', 'data', 'changes', 'headers', 'trigger'] as const;
 
-/** Null when `path` is a valid envelope path, else why not. */
-export function pathProblem(path: string): string | null {
+/**
+ * One more root for the conditions of event rules: `current`, the record the event is about as it is when the
+ * execution runs (engine/current.ts), not as the event saw it.
+ */
+export const CURRENT_ROOT = 'current';
+export const EVENT_CONDITION_ROOTS: readonly string[] = [...ENVELOPE_ROOTS, CURRENT_ROOT];
+
+/** Whether a condition reads `current` (it is decided when the execution runs, not when the event arrives). */
+export const readsCurrent = (condition: { field: string }): boolean => condition.field === CURRENT_ROOT || condition.field.startsWith(`${CURRENT_ROOT}.`);
+
+/** Null when `path` is a valid envelope path (starting at one of `roots`), else why not. */
+export function pathProblem(path: string, roots: readonly string[] = ENVELOPE_ROOTS): string | null {
   if (path.length === 0 || path.length > MAX_PATH_LENGTH || !PATH_RE.test(path)) {
     return `'${path.slice(0, 50)}' is not a dotted path (letters, digits, _ and - segments separated by dots, at most ${MAX_PATH_LENGTH} characters)`;
   }
   const root = path.split('.', 1)[0]!;
-  if (!(ENVELOPE_ROOTS as readonly string[]).includes(root)) return `'${path.slice(0, 50)}' must start with one of ${ENVELOPE_ROOTS.join(', ')}`;
+  if (!roots.includes(root)) return `'${path.slice(0, 50)}' must start with one of ${roots.join(', ')}`;
   return null;
 }
 

@@ -16,7 +16,10 @@ import type { ActionDefinition, ActionRunner, TriggerEnvelope } from '../automat
 import { EXECUTE_JOB } from './execute.ts';
 import { resetUnfinishedSteps } from '../executions/executions.repo.ts';
 import { executionText, type OutcomePayload } from './execution-text.ts';
+import { conditionsLog, evaluateConditions } from './conditions.ts';
+import { loadCurrent } from './current.ts';
 import { createFastPath } from './fast-path.ts';
+import { readsCurrent } from './paths.ts';
 import { fillPlaceholders, PlaceholderError } from './placeholders.ts';
 
 /**
@@ -47,6 +50,8 @@ import { fillPlaceholders, PlaceholderError } from './placeholders.ts';
  * - **Rule retries**: a rule with `retry_failed_executions` has a failed execution (not a timed-out one) run
  *   again — its steps not completed reset — after 1, 2 and 3 minutes (MAX_EXECUTION_RETRIES); the failure is
  *   final (status `failed`, the failed event) after that.
+ * - **current.\***: an event rule whose conditions read `current` has them all checked again as the execution
+ *   first starts, with the event's record as it is then (engine/current.ts); when they fail it is `skipped`.
  * - **Owner**: actions act as the rule's creator with their current permissions (read at most 5 s before); an
  *   owner who is gone or deactivated fails the execution, one who lost an action's permission fails that step.
  */
@@ -177,7 +182,7 @@ export function createExecuteJob(deps: RunnerDeps): JobDefinition {
         .where('tenant', '=', tenant).where('execution_id', '=', executionId).forNoKeyUpdate().executeTakeFirst();
       if (!execution || (execution.status !== 'pending' && execution.status !== 'running')) return undefined;
       const rule = await trx.selectFrom('automation_rules')
-        .select(['rule_id', 'name', 'created_by', 'signing_secret_enc', 'max_concurrent_executions', 'execution_timeout_minutes', 'retry_failed_executions'])
+        .select(['rule_id', 'name', 'created_by', 'signing_secret_enc', 'max_concurrent_executions', 'execution_timeout_minutes', 'retry_failed_executions', 'conditions', 'condition_logic'])
         .where('tenant', '=', tenant).where('rule_id', '=', execution.rule_id).forNoKeyUpdate().executeTakeFirst();
       if (!rule) return undefined;
       if (execution.status === 'pending') {
@@ -278,6 +283,25 @@ export function createExecuteJob(deps: RunnerDeps): JobDefinition {
       log('error', message, null, { user_id: rule.created_by });
       await finish('failed', { index: null, message });
       return;
+    }
+    // Conditions on current.* (the event's record as it is now; engine/current.ts), checked once, as the
+    // execution first starts: when they no longer hold, it is skipped without running an action.
+    if (execution.attempts === 0 && execution.trigger_type === 'event' && rule.conditions.some(readsCurrent)) {
+      const current = await loadCurrent(db, actor, String(envelope.trigger.aggregate_type ?? ''), String(envelope.trigger.aggregate_id ?? ''));
+      const outcome = evaluateConditions(rule.conditions, rule.condition_logic, current === undefined ? envelope : { ...envelope, current });
+      const { message, metadata } = conditionsLog(outcome.matched ? 'The conditions hold as it runs' : 'Skipped: the conditions no longer hold as it runs', outcome.results, rule.condition_logic);
+      log('info', message, null, metadata);
+      if (!outcome.matched) {
+        await inTransaction(async (trx) => {
+          const at = now();
+          await trx.updateTable('automation_execution_steps').set({ status: 'skipped' })
+            .where('tenant', '=', tenant).where('execution_id', '=', executionId).where('status', 'in', ['pending', 'running']).execute();
+          await trx.updateTable('automation_executions')
+            .set({ status: 'skipped', completed_at: at, duration_ms: Math.max(0, at.getTime() - execution.started_at.getTime()), updated_at: at })
+            .where('tenant', '=', tenant).where('execution_id', '=', executionId).where('status', '=', 'running').execute();
+        });
+        return;
+      }
     }
     let signingSecret = '';
     try {

@@ -13,6 +13,7 @@ import {
   TRIGGER_DEFINITIONS,
 } from '../automation.catalog.ts';
 import { CONDITION_OPERATORS } from '../automation.types.ts';
+import { CURRENT_RECORD_TYPES } from '../engine/current.ts';
 
 const NoQuery = Type.Object({}, { additionalProperties: false });
 
@@ -43,6 +44,10 @@ export const AutomationMeta = Type.Object({
     roots: Type.Array(Type.String()),
     description: Type.String(),
   }),
+  current: Type.Object({
+    record_types: Type.Array(Type.String(), { description: 'The records current.* can read: the events of these types (ticket.*, …) have one' }),
+    description: Type.String(),
+  }),
 });
 export type AutomationMeta = Static<typeof AutomationMeta>;
 
@@ -68,6 +73,13 @@ export function automationMeta(): AutomationMeta {
       description:
         "Any string of an action's config may hold placeholders: dotted paths into the trigger's envelope. A string that is exactly one placeholder takes the " +
         "value's own type; inside a longer string the value is written as text. A placeholder whose path has no value fails the step. Conditions use the same paths in field.",
+    },
+    current: {
+      record_types: [...CURRENT_RECORD_TYPES],
+      description:
+        "The conditions of event rules may also start at current: the record the event is about, read again (as GET shows it to the rule's owner) when the " +
+        'execution first runs — with trigger_config.delay_minutes, that is after the delay. When those conditions no longer hold, the execution is skipped. ' +
+        'A record deleted or no longer visible reads as absent.',
     },
   };
 }

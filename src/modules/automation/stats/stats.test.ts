@@ -230,7 +230,10 @@ describe('automation meta', () => {
       execution_statuses: ['pending', 'running', 'completed', 'failed', 'cancelled', 'timeout', 'skipped'],
       priority_levels: ['low', 'normal', 'high', 'critical'],
       placeholders: { syntax: '{{data.ticket_id}}', roots: ['event_type', 'data', 'changes', 'headers', 'trigger'] },
+      current: { record_types: ['ticket', 'project'] },
     });
+    const event = meta.trigger_types.find((x: { type: string }) => x.type === 'event');
+    expect(event.config_schema.properties.delay_minutes).toMatchObject({ type: 'integer', minimum: 1, maximum: 10080 });
     expect((await ten.admin.get('/api/v1/automation/meta', { 'if-none-match': res.headers.etag as string })).statusCode).toBe(304);
     expectError(await anonymous(t).get('/api/v1/automation/meta'), 401, 'UNAUTHORIZED');
     expectError(await tech.get('/api/v1/automation/meta'), 403, 'FORBIDDEN');

@@ -50,24 +50,25 @@ function deepFreeze<T>(v: T): T {
 export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = deepFreeze([
   {
     template_id: '01937a00-0000-7000-8000-00000000a001',
-    name: 'Escalate unassigned high-priority tickets',
+    name: 'Escalate unassigned high-priority tickets after an hour',
     description:
-      'When a ticket of the chosen priority is created without an assignee, hand it to an escalation team and leave an internal note saying so.',
+      'An hour after a ticket of the chosen priority is created, if it is still open and nobody (no user, no team) has taken it, hand it to an escalation team and leave an internal note saying so.',
     category: 'tickets',
     template_config: rule({
-      name: 'Escalate unassigned high-priority tickets',
-      description: 'Assigns new unassigned tickets of the chosen priority to the escalation team',
+      name: 'Escalate unassigned high-priority tickets after an hour',
+      description: 'Assigns tickets of the chosen priority still unassigned and open an hour after they were created to the escalation team',
       priority: 'high',
       trigger_type: 'event',
-      trigger_config: { event_type: 'ticket.created', filters: [] },
+      trigger_config: { event_type: 'ticket.created', filters: [], delay_minutes: 60 },
       conditions: [
         { field: 'data.priority_name', operator: 'equals', value: '{{var:priority_name}}' },
-        { field: 'data.assigned_to', operator: 'not_exists' },
-        { field: 'data.assigned_team_id', operator: 'not_exists' },
+        { field: 'current.assigned_to', operator: 'not_exists' },
+        { field: 'current.assigned_team_id', operator: 'not_exists' },
+        { field: 'current.is_closed', operator: 'equals', value: false },
       ],
       actions: [
         action('update_ticket', { ticket_id: '{{data.ticket_id}}', assigned_team_id: '{{var:escalation_team_id}}' }, 1),
-        action('add_ticket_comment', { ticket_id: '{{data.ticket_id}}', comment_text: 'Escalated automatically: a {{data.priority_name}} ticket without an assignee.', is_internal: true }, 2),
+        action('add_ticket_comment', { ticket_id: '{{data.ticket_id}}', comment_text: 'Escalated automatically: a {{data.priority_name}} ticket nobody took within an hour.', is_internal: true }, 2),
       ],
       tags: ['escalation'],
     }),

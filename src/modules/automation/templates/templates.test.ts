@@ -84,7 +84,7 @@ describe('automation templates: built-in', () => {
     const listed = list.json().data as TemplateJson[];
     expect(listed.map((x) => x.template_id).sort()).toEqual([...BUILTIN_IDS].sort());
     expect(listed.every((x) => x.is_builtin && x.created_by === null && x.usage_count === 0)).toBe(true);
-    expect(listed.map((x) => x.name)).toContain('Escalate unassigned high-priority tickets');
+    expect(listed.map((x) => x.name)).toContain('Escalate unassigned high-priority tickets after an hour');
 
     const got = await a.admin.get(`${TEMPLATES}/${ESCALATE}`);
     expectStatus(got, 200);
@@ -114,7 +114,11 @@ describe('automation templates: built-in', () => {
       trigger_type: 'event',
       event_type: 'ticket.created',
       created_by: a.adminUserId,
-      conditions: [{ field: 'data.priority_name', operator: 'equals', value: 'Critical' }, { field: 'data.assigned_to', operator: 'not_exists' }, { field: 'data.assigned_team_id', operator: 'not_exists' }],
+      trigger_config: { event_type: 'ticket.created', delay_minutes: 60 },
+      conditions: [
+        { field: 'data.priority_name', operator: 'equals', value: 'Critical' }, { field: 'current.assigned_to', operator: 'not_exists' },
+        { field: 'current.assigned_team_id', operator: 'not_exists' }, { field: 'current.is_closed', operator: 'equals', value: false },
+      ],
     });
     expect(rule.actions[0]).toMatchObject({ type: 'update_ticket', config: { ticket_id: '{{data.ticket_id}}', assigned_team_id: team } });
     expect(rule.signing_secret).toMatch(/^asec_/);
@@ -125,7 +129,7 @@ describe('automation templates: built-in', () => {
     // The defaults fill what is not given.
     const defaults = await a.admin.post(`${TEMPLATES}/${ESCALATE}/use`, { variables: { escalation_team_id: team } });
     expectStatus(defaults, 201);
-    expect(defaults.json().data).toMatchObject({ name: 'Escalate unassigned high-priority tickets', conditions: [{ value: 'High' }, {}, {}] });
+    expect(defaults.json().data).toMatchObject({ name: 'Escalate unassigned high-priority tickets after an hour', conditions: [{ value: 'High' }, {}, {}, {}] });
 
     const after = (await a.admin.get(`${TEMPLATES}/${ESCALATE}`)).json().data;
     expect(after).toMatchObject({ usage_count: 2, template_config: before.template_config, template_variables: before.template_variables });
