@@ -172,6 +172,7 @@ describe('JobRunner', () => {
       backoff: () => 1000,
       batch: {
         size: 3,
+        parallel: 2,
         handle: async (jobs) => {
           chunks.push(jobs.map((j) => j.payload.n as number));
           return jobs.map((j) => (j.payload.n === 4 ? 'four fails' : undefined));
@@ -195,6 +196,34 @@ describe('JobRunner', () => {
     expect(byN.get(4)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'four fails', claim_token: null });
     expect(byN.get(4)!.run_at.getTime()).toBe(T0 + 10 + 1000);
     expect([0, 1, 2, 3, 5, 6].map((n) => byN.get(n)!.status)).toEqual(Array(6).fill('done'));
+  });
+
+  it('runs one batch of a kind at a time unless the kind allows more (batch.parallel)', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const job = kind(async () => undefined, {
+      batch: {
+        size: 2,
+        handle: async (jobs) => {
+          most = Math.max(most, ++inFlight);
+          await new Promise((r) => setTimeout(r, 30));
+          inFlight--;
+          return jobs.map(() => undefined);
+        },
+      },
+    });
+    await withTransaction(database.db, async (trx) => {
+      for (let n = 0; n < 5; n++) await enqueue(trx, { name: job.name, payload: { n }, runAt: new Date(T0) });
+    });
+    expect(await new JobRunner(database, [job], quiet, { now: at(0), concurrency: 10 }).runOnce()).toBe(2);
+    const runner = new JobRunner(database, [job], quiet, { now: at(0), pollMs: 10, concurrency: 10 });
+    await runner.start();
+    try {
+      await expect.poll(async () => (await rowsOf(job.name)).filter((r) => r.status === 'done').length, { timeout: 10_000 }).toBe(5);
+    } finally {
+      await runner.stop();
+    }
+    expect(most).toBe(1);
   });
 
   it('a batch handler that throws fails every job of its batch', async () => {

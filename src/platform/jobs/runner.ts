@@ -36,6 +36,8 @@ export class JobRunner implements LeasedWork<ClaimedJob> {
   private readonly batched: JobDefinition[];
   /** Slots taken by the claimed work in flight (a single job or a batch is one). */
   private busy = 0;
+  /** Batches in flight, by kind (each kind has at most batch.parallel). */
+  private readonly batches = new Map<string, number>();
   private lastTick = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -95,15 +97,17 @@ export class JobRunner implements LeasedWork<ClaimedJob> {
     let full = items.length === limit;
     let slots = limit - items.length;
     for (const definition of this.batched) {
-      if (slots <= 0) break;
-      const wanted = slots * definition.batch!.size;
-      const claimed = await claimJobs(this.database.db, { ...lease, names: [definition.name], limit: wanted });
+      const { size, parallel = 1 } = definition.batch!;
+      const chunks = Math.min(slots, parallel - (this.batches.get(definition.name) ?? 0));
+      if (chunks <= 0) continue;
+      const claimed = await claimJobs(this.database.db, { ...lease, names: [definition.name], limit: chunks * size });
       items.push(...claimed);
-      full ||= claimed.length === wanted;
-      slots -= Math.ceil(claimed.length / definition.batch!.size);
+      full ||= claimed.length === chunks * size;
+      slots -= Math.ceil(claimed.length / size);
     }
     const units = this.units(items);
     this.busy += units.length;
+    for (const unit of units) this.countBatch(unit, 1);
     return { claimed: full ? limit : Math.min(units.length, limit - 1), items };
   }
 
@@ -113,7 +117,14 @@ export class JobRunner implements LeasedWork<ClaimedJob> {
       await Promise.all(units.map((unit) => (unit.length === 1 && !this.definitions.get(unit[0]!.name)!.batch ? this.runJob(unit[0]!) : this.runBatch(unit))));
     } finally {
       this.busy = Math.max(0, this.busy - units.length);
+      for (const unit of units) this.countBatch(unit, -1);
     }
+  }
+
+  private countBatch(unit: readonly ClaimedJob[], delta: number): void {
+    const name = unit[0]!.name;
+    if (!this.definitions.get(name)!.batch) return;
+    this.batches.set(name, Math.max(0, (this.batches.get(name) ?? 0) + delta));
   }
 
   /** The claimed jobs as slots of work: each single job alone, a batch kind's jobs in chunks of its size. */

@@ -26,12 +26,18 @@ export interface JobDefinition<P = Record<string, unknown>> {
   handle(payload: P, ctx: JobContext): Promise<void>;
   /**
    * Optional: the runner hands claimed jobs of this kind over up to `batch.size` at a time (one transaction
-   * for many, where the kind can do that), each batch counting as one of the runner's `concurrency` slots.
+   * for many, where the kind can do that), each batch counting as one of the runner's `concurrency` slots
+   * (and at most `batch.parallel` of them).
    * Resolves with each job's outcome in input order: undefined when it succeeded, else its error (retried
    * per maxAttempts and backoff, like a throw from handle()). A throw fails every job of the batch.
    */
   batch?: {
     size: number;
+    /**
+     * Most batches of this kind a runner has in flight at once (default 1): batches that take the same locks
+     * only queue behind each other, holding transactions open meanwhile.
+     */
+    parallel?: number;
     handle(jobs: readonly BatchJob<P>[]): Promise<(string | undefined)[]>;
   };
   /** Failed runs before the job is `dead` (default 10). */
