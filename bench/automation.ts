@@ -44,6 +44,8 @@ const settings = {
   rate: intEnv('BENCH_RATE', 1000, 1, 20_000),
   seconds: intEnv('BENCH_SECONDS', 30, 1, 600),
   drain_s: intEnv('BENCH_DRAIN_SECONDS', 300, 10, 3600),
+  /** Rule i (and the events of bucket i) belong to tenant i mod tenants: each tenant's storage counters are its own. */
+  tenants: intEnv('BENCH_TENANTS', 1, 1, 50),
 };
 const dbUrl = benchDatabaseUrl('psa_bench_automation');
 const log = (message: string) => console.error(`bench:automation: ${message}`);
@@ -73,12 +75,12 @@ async function call(app: App, apiKey: string, url: string, payload: unknown): Pr
 }
 
 /** Writes `count` ticket.updated events as emit() does (one statement, then the NOTIFY that wakes the worker). */
-async function writeEvents(database: Database, tenant: string, first: number, count: number): Promise<void> {
+async function writeEvents(database: Database, tenants: readonly string[], first: number, count: number): Promise<void> {
   const now = new Date();
   const rows = Array.from({ length: count }, (_, i) => {
     const n = first + i;
     return {
-      tenant,
+      tenant: tenants[(n % settings.rules) % tenants.length]!,
       event_id: newId(),
       event_type: 'ticket.updated',
       aggregate_type: 'ticket',
@@ -121,13 +123,18 @@ async function main(): Promise<void> {
   try {
     database = await openPostgres(dbUrl.toString(), 10);
     await migrateToLatest(database.db);
-    const t = await createTenant(database.db, { name: 'Bench Automation', slug: 'bench-automation', adminEmail: 'bench@example.com' });
-    const { api_key: apiKey } = await withTransaction(database.db, (trx) => issueApiKey(trx, t.tenant_id, t.user_id, { name: 'bench', rate_limit: { burst: HUGE, per_minute: HUGE } }));
+    const tenants: { tenant_id: string; apiKey: string }[] = [];
+    for (let k = 0; k < settings.tenants; k++) {
+      const t = await createTenant(database.db, { name: `Bench Automation ${k}`, slug: `bench-automation-${k}`, adminEmail: `bench${k}@example.com` });
+      const { api_key: apiKey } = await withTransaction(database.db, (trx) => issueApiKey(trx, t.tenant_id, t.user_id, { name: 'bench', rate_limit: { burst: HUGE, per_minute: HUGE } }));
+      tenants.push({ tenant_id: t.tenant_id, apiKey });
+    }
+    const tenantIds = tenants.map((t) => t.tenant_id);
     const config = { ...loadConfig({ ...process.env, PSA_SECRET_KEY: SECRET_KEY }), logLevel: 'warn' };
     app = await buildApp({ config, database, logger: false });
     await app.ready();
     for (let i = 0; i < settings.rules; i++) {
-      await call(app, apiKey, '/api/v1/automation/rules', {
+      await call(app, tenants[i % tenants.length]!.apiKey, '/api/v1/automation/rules', {
         name: `Bench rule ${i}`,
         status: 'active',
         trigger_type: 'event',
@@ -137,7 +144,7 @@ async function main(): Promise<void> {
         max_concurrent_executions: 100,
       });
     }
-    log(`${settings.rules} active rules; ${settings.rate} events/s for ${settings.seconds} s; one worker`);
+    log(`${settings.rules} active rules in ${settings.tenants} tenant(s); ${settings.rate} events/s for ${settings.seconds} s; one worker`);
 
     const directPerS = await directWrites(database, Math.min(5000, settings.rate * settings.seconds));
     log(`baseline: ${directPerS} direct storage writes/s`);
@@ -151,7 +158,7 @@ async function main(): Promise<void> {
     let written = 0;
     for (let slice = 0; written < total; slice++) {
       const count = Math.min(total - written, Math.round((slice + 1) * perSlice) - written);
-      if (count > 0) await writeEvents(database, t.tenant_id, written, count);
+      if (count > 0) await writeEvents(database, tenantIds, written, count);
       written += Math.max(0, count);
       const due = started + (slice + 1) * 100;
       const wait = due - Date.now();
@@ -160,7 +167,7 @@ async function main(): Promise<void> {
     const loadEnded = Date.now();
     const producedPerS = Math.round((total / (loadEnded - started)) * 1000);
     const completedAt = async () =>
-      Number((await sql<{ n: string }>`select count(*) as n from automation_executions where tenant = ${t.tenant_id}::uuid and status in ('completed', 'failed')`.execute(database!.db)).rows[0]!.n);
+      Number((await sql<{ n: string }>`select count(*) as n from automation_executions where tenant = any(${tenantIds}::uuid[]) and status in ('completed', 'failed')`.execute(database!.db)).rows[0]!.n);
     const duringLoad = await completedAt();
     const deadline = Date.now() + settings.drain_s * 1000;
     while ((await completedAt()) < total) {
@@ -172,10 +179,10 @@ async function main(): Promise<void> {
     const { rows } = await sql<{ ms: number; status: string }>`
       select extract(epoch from (x.completed_at - e.occurred_at)) * 1000 as ms, x.status
       from automation_executions x join events e on e.tenant = x.tenant and e.event_id::text = x.trigger_key
-      where x.tenant = ${t.tenant_id}::uuid`.execute(database.db);
+      where x.tenant = any(${tenantIds}::uuid[])`.execute(database.db);
     const latencies = rows.map((r) => Number(r.ms)).sort((a, b) => a - b);
     const failed = rows.filter((r) => r.status !== 'completed').length;
-    const records = Number((await sql<{ n: string }>`select count(*) as n from storage_records where tenant = ${t.tenant_id}::uuid`.execute(database.db).catch(() => ({ rows: [{ n: '-1' }] }))).rows[0]!.n);
+    const records = Number((await sql<{ n: string }>`select count(*) as n from storage_records where tenant = any(${tenantIds}::uuid[]) and namespace = 'bench'`.execute(database.db).catch(() => ({ rows: [{ n: '-1' }] }))).rows[0]!.n);
     const result = {
       machine: { cpus: os.cpus().length, platform: `${os.platform()} ${os.arch()}` },
       settings,
