@@ -45,6 +45,20 @@ export interface Config {
   mailFrom: string;
   /** Inbound webhooks: the largest request body the receiver accepts. PSA_INBOUND_BODY_LIMIT_BYTES (default 1 MiB). */
   inboundBodyLimitBytes: number;
+  /** Ledger: the QuickBooks Online app (PSA_QBO_CLIENT_ID, PSA_QBO_CLIENT_SECRET, PSA_QBO_BASE_URL, PSA_QBO_*_URL); absent when not configured. */
+  quickbooks: QuickBooksConfig | undefined;
+}
+
+export interface QuickBooksConfig {
+  clientId: string;
+  clientSecret: string;
+  /** The accounting API: https://sandbox-quickbooks.api.intuit.com (default), https://quickbooks.api.intuit.com, or a local server. */
+  apiBaseUrl: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  revokeUrl: string;
+  /** First back-off after a 429 or 5xx without Retry-After, doubled per retry. PSA_QBO_RETRY_BASE_MS (default 500). */
+  retryBaseMs: number;
 }
 
 export interface OidcProviderConfig {
@@ -152,6 +166,40 @@ function mailFrom(env: NodeJS.ProcessEnv): string {
   return from.trim();
 }
 
+const QBO_URLS = {
+  api: 'https://sandbox-quickbooks.api.intuit.com',
+  authorize: 'https://appcenter.intuit.com/connect/oauth2',
+  token: 'https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer',
+  revoke: 'https://developer.api.intuit.com/v2/oauth2/tokens/revoke',
+};
+
+/**
+ * PSA_QBO_CLIENT_ID + PSA_QBO_CLIENT_SECRET turn the ledger on. PSA_QBO_BASE_URL picks the API (the sandbox by
+ * default); the OAuth endpoints are Intuit's unless PSA_QBO_AUTHORIZE_URL, _TOKEN_URL, _REVOKE_URL say otherwise —
+ * or PSA_QBO_BASE_URL is on this machine (a local server speaking QuickBooks' wire format), which then serves them.
+ */
+function quickbooks(env: NodeJS.ProcessEnv): QuickBooksConfig | undefined {
+  const clientId = env.PSA_QBO_CLIENT_ID || undefined;
+  const clientSecret = env.PSA_QBO_CLIENT_SECRET || undefined;
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret) throw new ConfigError('PSA_QBO_CLIENT_ID and PSA_QBO_CLIENT_SECRET are set together (both or neither)');
+  const local = (u: URL) => LOOPBACK_HOSTS.has(u.hostname);
+  const api = httpUrl('PSA_QBO_BASE_URL', env.PSA_QBO_BASE_URL || QBO_URLS.api, local);
+  const base = api.href.replace(/\/$/, '');
+  const onThisMachine = local(api);
+  const url = (name: string, fallback: string, path: string) =>
+    httpUrl(name, env[name] || (onThisMachine ? `${base}${path}` : fallback), local).href;
+  return {
+    clientId,
+    clientSecret,
+    apiBaseUrl: base,
+    authorizeUrl: url('PSA_QBO_AUTHORIZE_URL', QBO_URLS.authorize, '/connect/oauth2'),
+    tokenUrl: url('PSA_QBO_TOKEN_URL', QBO_URLS.token, '/oauth2/v1/tokens/bearer'),
+    revokeUrl: url('PSA_QBO_REVOKE_URL', QBO_URLS.revoke, '/v2/oauth2/tokens/revoke'),
+    retryBaseMs: int(env, 'PSA_QBO_RETRY_BASE_MS', 500, 0),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -195,5 +243,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     smtpUrl: smtpUrl(env),
     mailFrom: mailFrom(env),
     inboundBodyLimitBytes: int(env, 'PSA_INBOUND_BODY_LIMIT_BYTES', 1024 * 1024),
+    quickbooks: quickbooks(env),
   });
 }

@@ -9,6 +9,7 @@ import { billingModule } from './modules/billing/index.ts';
 import { kbModule } from './modules/kb/index.ts';
 import { opportunitiesModule } from './modules/opportunities/index.ts';
 import { automationModule } from './modules/automation/index.ts';
+import { ledgerModule } from './modules/ledger/index.ts';
 import { clientsModule } from './modules/clients/index.ts';
 import { contactsModule } from './modules/contacts/index.ts';
 import { countriesModule } from './modules/countries/index.ts';
@@ -56,6 +57,7 @@ export const MODULES: readonly AreaModule[] = [
   rmmModule,
   inboundWebhooksModule,
   automationModule,
+  ledgerModule,
   searchModule,
   upcomingModule,
 ];

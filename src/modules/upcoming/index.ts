@@ -4,7 +4,7 @@ import { defineModule } from '../deps.ts';
 
 /**
  * The permission resources and announced events of areas not built yet (the spec's documents, time
- * entries, the ledger, system events). They are
+ * entries, system events). They are
  * part of the public catalogue today, so roles and webhooks can name them; each entry moves to its
  * area's manifest when that area lands, and this module shrinks to nothing.
  */
@@ -13,7 +13,6 @@ export const upcomingModule = defineModule({
   permissions: [
     { resource: 'document', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], 'Client Admin': ['read'] } },
     { resource: 'time_entry', actions: CRUD, roles: { Manager: CRUD, Technician: ['read', 'create', 'update'], Finance: ['read'] } },
-    { resource: 'ledger', actions: CRUD, roles: { Manager: ['read'], Finance: CRUD } },
   ],
   events: {
     types: [

@@ -9,6 +9,7 @@ import type { KbTables } from './schema.kb.ts';
 import type { EventCause } from '../events/cause.ts';
 import type { OpportunityTables } from './schema.opportunities.ts';
 import type { AutomationTables } from './schema.automation.ts';
+import type { LedgerTables } from './schema.ledger.ts';
 
 /**
  * Table types for Kysely, kept in step with migrations/ by hand. Column names are the SQL names
@@ -580,7 +581,7 @@ export interface SearchLexiconTable {
   word: string;
 }
 
-export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables, KbTables, OpportunityTables, AutomationTables {
+export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables, KbTables, OpportunityTables, AutomationTables, LedgerTables {
   tenants: TenantsTable;
   users: UsersTable;
   roles: RolesTable;
