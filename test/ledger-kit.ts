@@ -20,7 +20,8 @@ export const ledgerEnv = (fake: FakeQuickBooks) => ({
   PSA_QBO_RETRY_BASE_MS: '1',
 });
 
-export const buildLedgerApp = (fake: FakeQuickBooks, opts: { database?: TestApp['database'] } = {}) => buildTestApp({ env: ledgerEnv(fake), ...opts });
+export const buildLedgerApp = (fake: FakeQuickBooks, opts: { database?: TestApp['database']; env?: Record<string, string> } = {}) =>
+  buildTestApp({ database: opts.database, env: { ...ledgerEnv(fake), ...opts.env } });
 
 /** The worker's part of the ledger (bulk and full runs), run by hand. */
 export function ledgerWorker(t: TestApp, fake: FakeQuickBooks): JobRunner {
@@ -29,6 +30,9 @@ export function ledgerWorker(t: TestApp, fake: FakeQuickBooks): JobRunner {
   return new JobRunner(t.database, [...(parts.jobs ?? [])], quiet);
 }
 
+/** What a browser sends when it follows the ledger's redirect. */
+export const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+
 /**
  * Connects the tenant of `api` to the fake's company the way a browser would: initiate, follow the
  * authorization URL (the fake consents and redirects), land on the GET callback. Returns the popup page.
@@ -36,11 +40,12 @@ export function ledgerWorker(t: TestApp, fake: FakeQuickBooks): JobRunner {
 export async function connectLedger(t: TestApp, api: Api, fake: FakeQuickBooks, realmId = fake.realmId) {
   const init = await api.post('/api/v1/quickbooks/oauth/initiate', {});
   expect(init.statusCode, init.body).toBe(200);
-  fake.consent = { realmId, deny: false };
+  fake.consent.realmId = realmId;
+  fake.consent.deny = false;
   const redirect = await fetch(init.json().data.authorization_url, { redirect: 'manual' });
   expect(redirect.status).toBe(302);
   const back = new URL(redirect.headers.get('location')!);
-  const page = await t.app.inject({ method: 'GET', url: `/api/v1/quickbooks/oauth/callback${back.search}` });
+  const page = await t.app.inject({ method: 'GET', url: `/api/v1/quickbooks/oauth/callback${back.search}`, headers: BROWSER });
   expect(page.statusCode, page.body).toBe(200);
   return { page, back, state: init.json().data.state as string };
 }

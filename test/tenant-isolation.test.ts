@@ -188,6 +188,22 @@ beforeAll(async () => {
     .values({ tenant: a.tenant, execution_id: execution, rule_id: rule, trigger_type: 'manual', trigger_key: 'manual:isolated', trigger_data: { event_type: 'manual', data: {}, trigger: {} }, status: 'failed', error_message: 'Isolated failure' }).execute();
   Object.assign(ids, { rule, automationTemplate, execution });
 });
+// Ledger: tenant A's connection (written directly: no ledger app is configured here), a mapping and a sync run.
+beforeAll(async () => {
+  const connection = newId();
+  await t.database.db.insertInto('ledger_connections')
+    .values({ tenant: a.tenant, connection_id: connection, provider: 'quickbooks_online', realm_id: 'isolated-realm', display_name: 'Isolated books', country: 'US', currency_code: 'USD', tokens_enc: t.app.secretBox.encrypt('{"access_token":"a","refresh_token":"r"}'), access_token_expires_at: new Date(Date.now() + 3600_000), refresh_token_expires_at: null, is_default: true, last_validated_at: null, last_refreshed_at: null, last_error: null, connected_by: null })
+    .execute();
+  const ledgerMapping = newId();
+  await t.database.db.insertInto('ledger_mappings')
+    .values({ tenant: a.tenant, mapping_id: ledgerMapping, connection_id: connection, entity_type: 'customer', local_id: ids.client!, external_id: '42', external_name: 'Isolated customer', metadata: '{}', last_synced_at: null })
+    .execute();
+  const ledgerSync = newId();
+  await t.database.db.insertInto('ledger_sync_runs')
+    .values({ tenant: a.tenant, sync_id: ledgerSync, connection_id: connection, operation_type: 'customer_sync', status: 'failed', parameters: '{}', parent_sync_id: null, requested_by: null, started_at: new Date(), completed_at: new Date(), error_message: 'Isolated failure' })
+    .execute();
+  Object.assign(ids, { ledgerMapping, ledgerSync });
+});
 afterAll(async () => t.close());
 
 /** Which fixture fills a path parameter, by the collection it follows. */
@@ -203,6 +219,8 @@ function paramValue(url: string, name: string): string | undefined {
   if (name === 'categoryId' && url.startsWith('/api/v1/kb-articles/')) return ids.kbCategory;
   if (name === 'templateId' && url.startsWith('/api/v1/kb-articles/')) return ids.kbTemplate;
   if (name === 'templateId' && url.startsWith('/api/v1/automation/')) return ids.automationTemplate;
+  if (name === 'mappingId') return ids.ledgerMapping;
+  if (name === 'syncId') return ids.ledgerSync;
   if (name === 'ruleId') return ids.rule;
   if (name === 'executionId') return ids.execution;
   if (name === 'revision') return '1';
@@ -386,6 +404,9 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'POST /api/v1/automation/rules/:ruleId/execute': () => ({ execution_data: { ticket_id: ids.ticket } }),
   'POST /api/v1/automation/templates/:templateId/use': {},
   'POST /api/v1/automation/executions/:executionId/retry': {},
+  'PUT /api/v1/quickbooks/mappings/:mappingId': { external_name: 'Hijacked' },
+  'POST /api/v1/quickbooks/sync/:syncId/cancel': {},
+  'POST /api/v1/quickbooks/sync/:syncId/retry': {},
 };
 
 describe('tenant isolation', () => {

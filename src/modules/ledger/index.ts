@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { DB } from '../../platform/db/schema.ts';
+import { MemoryBucketStore, type BucketStore } from '../../platform/http/rate-limit/token-bucket.ts';
 import { createBillingModule, type BillingApi } from '../billing/index.ts';
 import { createClientsModule, type ClientsApi } from '../clients/index.ts';
 import { defineModule, V1 } from '../deps.ts';
@@ -25,7 +26,9 @@ export type { LedgerProvider } from './providers/provider.ts';
 export interface LedgerModuleDeps {
   db: Kysely<DB>;
   secretBox: SecretBox;
-  config: Pick<Readonly<Config>, 'publicUrl' | 'quickbooks'>;
+  config: Pick<Readonly<Config>, 'publicUrl' | 'quickbooks' | 'authFailureLimit'>;
+  /** Rate-limit buckets: refused OAuth callbacks count against the address like failed API keys. */
+  buckets?: BucketStore;
   books: OurBooks;
   /** Tests inject an adapter; the default is the one the configuration names. */
   provider?: LedgerProvider;
@@ -42,7 +45,12 @@ export function createLedgerModule(deps: LedgerModuleDeps) {
   const mappings = createMappingsService({ db: deps.db, connections, reference, books: deps.books });
   const sync = createSyncService({ db: deps.db, connections, reference, books: deps.books });
   const routes: FastifyPluginAsyncTypebox = async (app) => {
-    await app.register(connectionRoutes(connections, { publicUrl: deps.config.publicUrl, provider: provider?.name ?? 'quickbooks_online' }));
+    const buckets = deps.buckets ?? new MemoryBucketStore();
+    await app.register(connectionRoutes(connections, {
+      publicUrl: deps.config.publicUrl,
+      provider: provider?.name ?? 'quickbooks_online',
+      limitFailures: (ip) => buckets.take(`authfail:${ip}`, deps.config.authFailureLimit),
+    }));
     await app.register(referenceRoutes(reference));
     await app.register(mappingsRoutes(mappings));
     await app.register(syncRoutes(sync));
@@ -57,7 +65,7 @@ export const ledgerModule = defineModule({
   events: { types: LEDGER_EVENT_TYPES },
   build: (deps) => {
     const books = ourBooks(deps.services<ClientsApi>('clients'), deps.services<BillingApi>('billing'));
-    const ledger = createLedgerModule({ db: deps.db, secretBox: deps.secretBox, config: deps.config, books });
+    const ledger = createLedgerModule({ db: deps.db, secretBox: deps.secretBox, config: deps.config, books, buckets: deps.buckets });
     return { api: ledger, routes: [{ prefix: V1, plugin: ledger.routes }] };
   },
   worker: (deps) => {

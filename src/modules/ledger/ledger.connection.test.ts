@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTenant, makeUser } from '../../../test/factories.ts';
 import { eventsOf, expectError } from '../../../test/client-factories.ts';
 import { startFakeQuickBooks, type FakeQuickBooks } from '../../../test/fakes/qbo-server.ts';
-import { buildLedgerApp, connectLedger } from '../../../test/ledger-kit.ts';
+import { BROWSER, buildLedgerApp, connectLedger } from '../../../test/ledger-kit.ts';
 import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 
 let fake: FakeQuickBooks;
@@ -53,11 +53,14 @@ describe('ledger connection (OAuth against the local QuickBooks wire-format serv
     expect(row.tokens_enc).not.toContain(issued.auth!.replace('Bearer ', ''));
     expect((await eventsOf(t, tenant, row.connection_id)).map((e) => e.event_type)).toEqual(['ledger.connection.connected']);
 
-    // The same redirect again: the state was spent.
-    const again = await t.app.inject({ method: 'GET', url: `/api/v1/quickbooks/oauth/callback${back.search}` });
-    expect(again.statusCode).toBe(422);
+    // The same redirect again: the state was spent (401), as a page for a browser and as JSON for a program.
+    const again = await t.app.inject({ method: 'GET', url: `/api/v1/quickbooks/oauth/callback${back.search}`, headers: BROWSER });
+    expect(again.statusCode).toBe(401);
     expect(again.body).toContain('"success":false');
     expect(again.body).toContain('"code":"state_used"');
+    const json = await t.app.inject({ method: 'GET', url: `/api/v1/quickbooks/oauth/callback${back.search}` });
+    expectError(json, 401, 'UNAUTHORIZED');
+    expect(json.json().error.details.reason).toBe('state_used');
 
     // The test call reads the company.
     const test = (await admin.post('/api/v1/quickbooks/connection/test', { test_type: 'full' })).json().data;
@@ -123,6 +126,37 @@ describe('ledger connection (OAuth against the local QuickBooks wire-format serv
     expect(after).toMatchObject({ status: 'disconnected', tokens_enc: null });
     expectError(await admin.get('/api/v1/quickbooks/accounts'), 409, 'CONFLICT');
     expect((await admin.get('/api/v1/quickbooks/connection/status')).json().data.connected).toBe(false);
+  });
+
+  it('the redirect page: a refusal at the ledger is 403, a flood of forged states is throttled (429), a program gets JSON', async () => {
+    const { admin } = await makeTenant(t);
+    const init = (await admin.post('/api/v1/quickbooks/oauth/initiate', {})).json().data;
+    fake.consent.deny = true;
+    const redirect = await fetch(init.authorization_url, { redirect: 'manual' });
+    fake.consent.deny = false;
+    const back = new URL(redirect.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    const denied = await t.app.inject({ method: 'GET', url: `/api/v1/quickbooks/oauth/callback${back.search}`, headers: BROWSER });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.body).toContain('"code":"provider_error"');
+
+    const flood = await buildLedgerApp(fake, { env: { PSA_AUTH_FAILURE_BURST: '2', PSA_AUTH_FAILURE_PER_MINUTE: '1' } });
+    try {
+      const codes = [];
+      for (let i = 0; i < 4; i++) codes.push((await flood.app.inject({ method: 'GET', url: '/api/v1/quickbooks/oauth/callback?state=forged.state&code=x&realmId=1', headers: BROWSER })).statusCode);
+      expect(codes).toEqual([401, 401, 429, 429]);
+      const limited = await flood.app.inject({ method: 'GET', url: '/api/v1/quickbooks/oauth/callback?state=forged.state&code=x&realmId=1' });
+      expectError(limited, 429, 'RATE_LIMITED');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await flood.close();
+    }
+    // A program following the redirect gets the connection as JSON.
+    const ok = (await admin.post('/api/v1/quickbooks/oauth/initiate', {})).json().data;
+    const r2 = await fetch(ok.authorization_url, { redirect: 'manual' });
+    const done = await t.app.inject({ method: 'GET', url: `/api/v1/quickbooks/oauth/callback${new URL(r2.headers.get('location')!).search}` });
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json().data).toMatchObject({ connected: true, realm_id: fake.realmId });
   });
 
   it('ledger:admin guards disconnect; a Manager reads; Finance writes', async () => {

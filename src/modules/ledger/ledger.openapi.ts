@@ -1,12 +1,14 @@
 import { Type } from 'typebox';
 import { ErrorEnvelope } from '../../platform/http/schemas.ts';
 
-const { $id: _id, ...errorBody } = ErrorEnvelope as typeof ErrorEnvelope & { $id?: string };
+const { $id: _id, ...errorEnvelope } = ErrorEnvelope as typeof ErrorEnvelope & { $id?: string };
+/** The error envelope without its $id, to embed in a response declaration. */
+export const errorBody = errorEnvelope;
 
 /** Error responses the platform does not add to every route: 409 without a connection, 502 where the ledger is called. */
 export const LEDGER_ERRORS = {
-  409: { description: 'No ledger connected (CONFLICT, details.reason not_connected), the server has no ledger app configured (not_configured), or the refresh token expired (expired)', ...errorBody },
-  502: { description: 'The ledger failed or refused (UPSTREAM_ERROR; details.reason, upstream_status, upstream_code)', ...errorBody },
+  409: { description: 'No ledger connected (CONFLICT, details.reason not_connected), the server has no ledger app configured (not_configured), or the refresh token expired (expired)', ...errorEnvelope },
+  502: { description: 'The ledger failed or refused (UPSTREAM_ERROR; details.reason, upstream_status, upstream_code)', ...errorEnvelope },
 };
 
 export const tags = ['Ledger (QuickBooks Online)'];
@@ -16,3 +18,6 @@ export const RealmQuery = Type.Object(
   { realm_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The ledger company (QuickBooks realm id); default: the default connection' })) },
   { additionalProperties: false },
 );
+
+/** The body of an action route that takes none (an empty object, or no body at all, with emptyBodyIsObject). */
+export const NoBody = Type.Object({}, { additionalProperties: false, description: 'No body (an empty object is accepted)' });

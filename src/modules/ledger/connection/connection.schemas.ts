@@ -52,7 +52,16 @@ const callbackFields = {
 export const CallbackBody = Type.Object(callbackFields, { additionalProperties: false });
 export type CallbackBody = Static<typeof CallbackBody>;
 /** The browser redirect's query: the same fields, all optional so that every outcome is answered with the popup page. */
-export const CallbackQuery = Type.Partial(Type.Object(callbackFields, { additionalProperties: false }));
+export const CallbackQuery = Type.Object(
+  {
+    code: Type.Optional(callbackFields.code),
+    state: Type.Optional(callbackFields.state),
+    realmId: Type.Optional(callbackFields.realmId),
+    error: callbackFields.error,
+    error_description: callbackFields.error_description,
+  },
+  { additionalProperties: false },
+);
 
 export const CallbackResponse = dataOf(Type.Object({ ...ConnectionStatus.properties, realm_id: Type.String({ description: 'The company just connected' }) }));
 export const StatusResponse = dataOf(ConnectionStatus);

@@ -45,11 +45,11 @@ export const mappingsRoutes = (service: MappingsService): FastifyPluginAsyncType
     config: read,
   }, (req) => service.listOf(req.actor, 'customer', req.query));
 
-  app.delete('/quickbooks/customers/mappings/:mapping_id', {
+  app.delete('/quickbooks/customers/mappings/:mappingId', {
     schema: { operationId: 'deleteLedgerCustomerMapping', tags, summary: 'Unlink a client from its ledger customer (nothing changes in the ledger)', params: MappingParams, querystring: NoQuery, response: { 204: { type: 'null', description: 'Deleted' }, ...LEDGER_ERRORS } },
     config: write,
   }, async (req, reply) => {
-    await service.remove(req.actor, req.params.mapping_id, 'customer');
+    await service.remove(req.actor, req.params.mappingId, 'customer');
     return reply.code(204).send(null);
   });
 
@@ -67,21 +67,21 @@ export const mappingsRoutes = (service: MappingsService): FastifyPluginAsyncType
     return { data: mapping };
   });
 
-  app.get('/quickbooks/mappings/:mapping_id', {
+  app.get('/quickbooks/mappings/:mappingId', {
     schema: { operationId: 'getLedgerMapping', tags, summary: 'Get a mapping', params: MappingParams, querystring: NoQuery, response: { 200: MappingResponse, ...LEDGER_ERRORS } },
     config: read,
-  }, async (req) => ({ data: await service.get(req.actor, req.params.mapping_id) }));
+  }, async (req) => ({ data: await service.get(req.actor, req.params.mappingId) }));
 
-  app.put('/quickbooks/mappings/:mapping_id', {
+  app.put('/quickbooks/mappings/:mappingId', {
     schema: { operationId: 'updateLedgerMapping', tags, summary: 'Point a mapping at another ledger record, rename it, make it the default or change its metadata', params: MappingParams, querystring: NoQuery, body: UpdateMappingBody, response: { 200: MappingResponse, ...LEDGER_ERRORS } },
     config: write,
-  }, async (req) => ({ data: await service.update(req.actor, req.params.mapping_id, req.body) }));
+  }, async (req) => ({ data: await service.update(req.actor, req.params.mappingId, req.body) }));
 
-  app.delete('/quickbooks/mappings/:mapping_id', {
+  app.delete('/quickbooks/mappings/:mappingId', {
     schema: { operationId: 'deleteLedgerMapping', tags, summary: 'Delete a mapping (nothing changes in the ledger)', params: MappingParams, querystring: NoQuery, response: { 204: { type: 'null', description: 'Deleted' }, ...LEDGER_ERRORS } },
     config: write,
   }, async (req, reply) => {
-    await service.remove(req.actor, req.params.mapping_id);
+    await service.remove(req.actor, req.params.mappingId);
     return reply.code(204).send(null);
   });
 };

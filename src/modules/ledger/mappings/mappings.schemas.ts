@@ -73,7 +73,7 @@ export const UpdateMappingBody = Type.Object(
 );
 export type UpdateMappingBody = Static<typeof UpdateMappingBody>;
 
-export const MappingParams = Type.Object({ mapping_id: Id }, { additionalProperties: false });
+export const MappingParams = Type.Object({ mappingId: Id }, { additionalProperties: false });
 
 export const PutAccountMappingsBody = Type.Object(
   {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { LEDGER_ERRORS, RealmQuery, tags } from '../ledger.openapi.ts';
+import { emptyBodyIsObject } from '../../../platform/http/empty-body.ts';
+import { LEDGER_ERRORS, NoBody, RealmQuery, tags } from '../ledger.openapi.ts';
 import { BulkSyncBody, CustomerSyncBody, InvoiceExportBody, SyncHistoryQuery, SyncParams, SyncRunListResponse, SyncRunResponse, SyncStatusResponse } from './sync.schemas.ts';
 import type { SyncService } from './sync.service.ts';
 
@@ -13,7 +14,8 @@ export const syncRoutes = (service: SyncService): FastifyPluginAsyncTypebox => a
   app.post('/quickbooks/customers/sync', {
     schema: { operationId: 'syncLedgerCustomers', tags, summary: 'Link, create or update ledger customers for our clients (one or all); answers the run with its per-client outcomes', querystring: RealmQuery, body: CustomerSyncBody, response: { 200: SyncRunResponse, ...LEDGER_ERRORS } },
     config: write,
-  }, async (req) => ({ data: await service.customers(req.actor, req.query.realm_id, req.body ?? {}) }));
+    preValidation: emptyBodyIsObject,
+  }, async (req) => ({ data: await service.customers(req.actor, req.query.realm_id, req.body) }));
 
   app.post('/quickbooks/invoices/export', {
     schema: {
@@ -22,7 +24,8 @@ export const syncRoutes = (service: SyncService): FastifyPluginAsyncTypebox => a
       querystring: RealmQuery, body: InvoiceExportBody, response: { 200: SyncRunResponse, ...LEDGER_ERRORS },
     },
     config: write,
-  }, async (req) => ({ data: await service.exportInvoices(req.actor, req.query.realm_id, req.body ?? {}) }));
+    preValidation: emptyBodyIsObject,
+  }, async (req) => ({ data: await service.exportInvoices(req.actor, req.query.realm_id, req.body) }));
 
   app.post('/quickbooks/sync/bulk', {
     schema: { operationId: 'bulkLedgerSync', tags, summary: 'Queue 1–10 operations (customer_sync, invoice_export) to run in order in the worker; 202 with the run to poll', querystring: RealmQuery, body: BulkSyncBody, response: { 202: SyncRunResponse, ...LEDGER_ERRORS } },
@@ -34,8 +37,9 @@ export const syncRoutes = (service: SyncService): FastifyPluginAsyncTypebox => a
   });
 
   app.post('/quickbooks/sync/full', {
-    schema: { operationId: 'fullLedgerSync', tags, summary: 'Queue a full sync (customers, then every exportable invoice) in the worker; 202 with the run to poll', querystring: RealmQuery, body: Type.Optional(Type.Object({}, { additionalProperties: false })), response: { 202: SyncRunResponse, ...LEDGER_ERRORS } },
+    schema: { operationId: 'fullLedgerSync', tags, summary: 'Queue a full sync (customers, then every exportable invoice) in the worker; 202 with the run to poll', querystring: RealmQuery, body: NoBody, response: { 202: SyncRunResponse, ...LEDGER_ERRORS } },
     config: { permission: 'ledger:admin' },
+    preValidation: emptyBodyIsObject,
   }, async (req, reply) => {
     const run = await service.full(req.actor, req.query.realm_id);
     reply.code(202).header('Location', location(run.sync_id));
@@ -52,21 +56,22 @@ export const syncRoutes = (service: SyncService): FastifyPluginAsyncTypebox => a
     config: read,
   }, async (req) => ({ data: await service.status(req.actor, req.query.realm_id) }));
 
-  app.get('/quickbooks/sync/status/:sync_id', {
+  app.get('/quickbooks/sync/status/:syncId', {
     schema: { operationId: 'getLedgerSyncRun', tags, summary: 'One run with its per-record outcomes and, for bulk and full runs, its operations', params: SyncParams, querystring: NoQuery, response: { 200: SyncRunResponse, ...LEDGER_ERRORS } },
     config: read,
-  }, async (req) => ({ data: await service.get(req.actor, req.params.sync_id) }));
+  }, async (req) => ({ data: await service.get(req.actor, req.params.syncId) }));
 
-  app.post('/quickbooks/sync/:sync_id/cancel', {
-    schema: { operationId: 'cancelLedgerSync', tags, summary: 'Stop a pending or running run between records (409 once finished)', params: SyncParams, querystring: NoQuery, body: Type.Optional(Type.Object({}, { additionalProperties: false })), response: { 200: SyncRunResponse, ...LEDGER_ERRORS } },
+  app.post('/quickbooks/sync/:syncId/cancel', {
+    schema: { operationId: 'cancelLedgerSync', tags, summary: 'Stop a pending or running run between records (409 once finished)', params: SyncParams, querystring: NoQuery, body: NoBody, response: { 200: SyncRunResponse, ...LEDGER_ERRORS } },
     config: write,
-  }, async (req) => ({ data: await service.cancel(req.actor, req.params.sync_id) }));
+    preValidation: emptyBodyIsObject,
+  }, async (req) => ({ data: await service.cancel(req.actor, req.params.syncId) }));
 
-  app.post('/quickbooks/sync/:sync_id/retry', {
+  app.post('/quickbooks/sync/:syncId/retry', {
     schema: { operationId: 'retryLedgerSync', tags, summary: 'Run a failed, partial or cancelled run again as a new run (nothing is created twice in the ledger)', params: SyncParams, querystring: NoQuery, response: { 200: SyncRunResponse, 202: SyncRunResponse, ...LEDGER_ERRORS } },
     config: write,
   }, async (req, reply) => {
-    const run = await service.retry(req.actor, req.params.sync_id);
+    const run = await service.retry(req.actor, req.params.syncId);
     if (run.status === 'pending') reply.code(202).header('Location', location(run.sync_id));
     return { data: run };
   });

@@ -65,7 +65,7 @@ export const SyncStatusResponse = dataOf(Type.Object({
   last_runs: Type.Array(SyncRun, { description: 'The latest finished run of each operation type' }),
 }));
 
-export const SyncParams = Type.Object({ sync_id: Id }, { additionalProperties: false });
+export const SyncParams = Type.Object({ syncId: Id }, { additionalProperties: false });
 
 const DateRange = Type.Object({ start_date: DateOnly, end_date: DateOnly }, { additionalProperties: false, description: 'Inclusive, by issue date' });
 

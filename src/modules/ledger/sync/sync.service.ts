@@ -279,6 +279,9 @@ export function createSyncService(deps: SyncDeps) {
       await withTransaction(db, async (trx) => {
         await updateRun(trx, actor.tenant, syncId, { cancel_requested: true, ...(row.status === 'pending' ? { status: 'cancelled' as const, completed_at: new Date() } : {}) });
         await trx.updateTable('ledger_sync_runs').set({ cancel_requested: true, updated_at: new Date() }).where('tenant', '=', actor.tenant).where('parent_sync_id', '=', syncId).execute();
+        // Operations the worker has not started end now (a pending parent is never picked up again).
+        await trx.updateTable('ledger_sync_runs').set({ status: 'cancelled', completed_at: new Date() })
+          .where('tenant', '=', actor.tenant).where('parent_sync_id', '=', syncId).where('status', '=', 'pending').execute();
       });
       return detail(actor.tenant, c, syncId);
     },
