@@ -22,7 +22,6 @@ import type { TakeResult } from '../../../platform/http/rate-limit/token-bucket.
 
 const NoQuery = Type.Object({}, { additionalProperties: false });
 const HTML = { 'text/html': { schema: { type: 'string' } } };
-const HtmlPage = { description: 'A popup page that posts {type: "ledger_oauth_callback", provider, success, realm_id, error} to its opener (target origin: this server’s public URL) and closes itself', content: HTML };
 
 const prefersHtml = (accept: string | undefined): boolean => {
   const html = accept?.indexOf('text/html') ?? -1;
@@ -84,7 +83,7 @@ export const connectionRoutes = (service: ConnectionsService, opts: ConnectionRo
       summary: 'The ledger’s browser redirect target: completes the connection; answers the popup page to a browser, JSON otherwise',
       querystring: CallbackQuery,
       response: {
-        200: { description: 'Connected', content: { 'application/json': { schema: CallbackResponse }, ...HTML } },
+        200: { description: 'Connected. A browser gets a popup page that posts {type: "ledger_oauth_callback", provider, success, realm_id, error} to its opener (target origin: this server’s public URL, never *) and closes itself; on failure the same page with success false', content: { 'application/json': { schema: CallbackResponse }, ...HTML } },
         401: { description: 'The state is forged, of another flow, expired or already used (UNAUTHORIZED; details.reason)', content: { 'application/json': { schema: errorBody }, ...HTML } },
         403: { description: 'The user refused access at the ledger (FORBIDDEN, details.reason provider_error)', content: { 'application/json': { schema: errorBody }, ...HTML } },
         429: { description: 'Too many refused callbacks from this address; see Retry-After', content: { 'application/json': { schema: errorBody }, ...HTML } },
