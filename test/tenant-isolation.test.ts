@@ -405,6 +405,7 @@ const BODIES: Record<string, unknown | (() => unknown)> = {
   'POST /api/v1/automation/templates/:templateId/use': {},
   'POST /api/v1/automation/executions/:executionId/retry': {},
   'PUT /api/v1/quickbooks/mappings/:mappingId': { external_name: 'Hijacked' },
+  'POST /api/v1/payments/:id/reverse': { reason: 'Hijacked' },
   'POST /api/v1/quickbooks/sync/:syncId/cancel': {},
   'POST /api/v1/quickbooks/sync/:syncId/retry': {},
 };

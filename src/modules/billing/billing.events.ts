@@ -60,6 +60,7 @@ export const BILLING_EVENT_TYPES = [
     ['invoice.sent', 'An invoice was sent'],
     ['invoice.voided', 'An invoice was voided'],
     ['invoice.payment_recorded', 'A payment was recorded against an invoice'],
+    ['invoice.payment_reversed', 'A payment was reversed: its money went back onto the invoice (and off the client credit)'],
     ['invoice.credited', 'A credit note or client credit reduced an invoice'],
     ['invoice.paid', 'An invoice was paid in full'],
     ['invoice.annotation_added', 'A note was added to an invoice'],
@@ -78,7 +79,7 @@ export const BILLING_EVENT_TYPES = [
 export type BillingEntity = 'service_type' | 'service' | 'product' | 'contract' | 'client_contract' | 'contract_line' | 'tax_rate' | 'client_tax_settings' | 'usage_record' | 'invoice' | 'quote';
 export type BillingChange =
   | 'created' | 'updated' | 'deleted' | 'line_attached' | 'line_detached' | 'service_added' | 'service_updated' | 'service_removed'
-  | 'finalized' | 'sent' | 'voided' | 'payment_recorded' | 'credited' | 'paid' | 'annotation_added' | 'accepted' | 'rejected' | 'converted';
+  | 'finalized' | 'sent' | 'voided' | 'payment_recorded' | 'payment_reversed' | 'credited' | 'paid' | 'annotation_added' | 'accepted' | 'rejected' | 'converted';
 
 /** The payload key naming the record: `<entity>_id`, except where the table's key says otherwise. */
 function idKeyOf(entity: BillingEntity): string {

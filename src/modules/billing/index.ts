@@ -38,6 +38,8 @@ export { seedServiceTypes } from './service-types/types.defaults.ts';
 export { currencyCode, Cents, CurrencyCode } from './money.ts';
 export { roundHalfEven } from './rounding.ts';
 export { PAYMENT_METHODS } from './invoices/invoices.schemas.ts';
+export { recordPaymentInTrx, reversePaymentInTrx } from './payments/payments.service.ts';
+export type { RecordPaymentBody } from './payments/payments.schemas.ts';
 export { convertQuoteIn, quoteSummaryOf } from './quotes/quotes.service.ts';
 export type { QuoteHooks, QuoteChange } from './quotes/quotes.hooks.ts';
 export type { QuoteSummary } from './quotes/quotes.schemas.ts';

@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
+import type { DB } from '../../platform/db/schema.ts';
 
 /** A client as the ledger needs it. */
 export interface OurClient {
@@ -57,4 +59,17 @@ export interface OurBooks {
   catalogItem(actor: Actor, id: string): Promise<{ name: string; description: string | null }>;
   /** The region of a tax rate (null when the rate names none). */
   taxRegion(actor: Actor, taxRateId: string): Promise<string | null>;
+  /** Our invoice with this number, if any (numbers are unique per tenant). */
+  invoiceByNumber(actor: Actor, invoiceNumber: string): Promise<OurInvoice | undefined>;
+  /** Records a payment in the caller's transaction (billing's own rules: open invoices, over-payment → credit). */
+  recordPayment(trx: Transaction<DB>, actor: Actor, invoiceId: string, body: OurPaymentInput): Promise<{ payment_id: string }>;
+  /** Reverses a payment in the caller's transaction (409 when already reversed or its credit was spent). */
+  reversePayment(trx: Transaction<DB>, actor: Actor, paymentId: string, reason: string): Promise<void>;
+}
+
+export interface OurPaymentInput {
+  amount_cents: number;
+  payment_date: string;
+  method: 'cash' | 'check' | 'card' | 'bank_transfer' | 'other';
+  reference: string | null;
 }

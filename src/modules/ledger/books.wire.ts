@@ -1,6 +1,6 @@
 import type { Actor } from '../../platform/auth/context.ts';
 import { AppError } from '../../platform/http/errors.ts';
-import type { BillingApi } from '../billing/index.ts';
+import { recordPaymentInTrx, reversePaymentInTrx, type BillingApi } from '../billing/index.ts';
 import type { ClientsApi } from '../clients/index.ts';
 import type { OurBooks, OurClient } from './books.ts';
 
@@ -43,5 +43,14 @@ export function ourBooks(clients: ClientsApi, billing: BillingApi): OurBooks {
       throw new AppError('NOT_FOUND', `Catalogue service or product '${id}' not found`);
     },
     taxRegion: async (actor, id) => (await billing.tax.get(actor, id)).region,
+    async invoiceByNumber(actor, number) {
+      const page = await billing.invoices.list(actor, { page: 1, limit: 100, search: number } as Parameters<BillingApi['invoices']['list']>[1]);
+      const hit = page.data.find((i) => i.invoice_number === number);
+      return hit ? billing.invoices.get(actor, hit.invoice_id) : undefined;
+    },
+    recordPayment: async (trx, actor, invoiceId, body) => ({ payment_id: (await recordPaymentInTrx(trx, actor, invoiceId, body)).payment.payment_id }),
+    reversePayment: async (trx, actor, paymentId, reason) => {
+      await reversePaymentInTrx(trx, actor, paymentId, reason);
+    },
   };
 }

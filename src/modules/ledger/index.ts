@@ -11,6 +11,8 @@ import type { OurBooks } from './books.ts';
 import { ourBooks } from './books.wire.ts';
 import { connectionRoutes } from './connection/connection.routes.ts';
 import { createConnectionsService } from './connection/connections.service.ts';
+import { healthRoutes } from './health/health.routes.ts';
+import { createHealthService } from './health/health.service.ts';
 import { LEDGER_EVENT_TYPES } from './ledger.events.ts';
 import { mappingsRoutes } from './mappings/mappings.routes.ts';
 import { createMappingsService } from './mappings/mappings.service.ts';
@@ -44,6 +46,7 @@ export function createLedgerModule(deps: LedgerModuleDeps) {
   const reference = createReferenceService(connections);
   const mappings = createMappingsService({ db: deps.db, connections, reference, books: deps.books });
   const sync = createSyncService({ db: deps.db, connections, reference, books: deps.books });
+  const health = createHealthService({ db: deps.db, connections });
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     const buckets = deps.buckets ?? new MemoryBucketStore();
     await app.register(connectionRoutes(connections, {
@@ -54,8 +57,9 @@ export function createLedgerModule(deps: LedgerModuleDeps) {
     await app.register(referenceRoutes(reference));
     await app.register(mappingsRoutes(mappings));
     await app.register(syncRoutes(sync));
+    await app.register(healthRoutes(health));
   };
-  return { connections, reference, mappings, sync, routes };
+  return { connections, reference, mappings, sync, health, routes };
 }
 
 export const ledgerModule = defineModule({

@@ -268,11 +268,11 @@ describe('ledger customer sync, bulk and full runs', () => {
 
     // A full run, cancelled before the worker takes it, and retried.
     const full = (await admin.post('/api/v1/quickbooks/sync/full')).json().data;
-    expect(full.operations.map((o: { operation_type: string }) => o.operation_type)).toEqual(['customer_sync', 'invoice_export']);
+    expect(full.operations.map((o: { operation_type: string }) => o.operation_type)).toEqual(['customer_sync', 'invoice_export', 'payment_sync']);
     const cancelled = (await admin.post(`/api/v1/quickbooks/sync/${full.sync_id}/cancel`)).json().data;
     expect(cancelled.status).toBe('cancelled');
     await worker.runOnce();
-    expect((await admin.get(`/api/v1/quickbooks/sync/status/${full.sync_id}`)).json().data.operations.map((o: { status: string }) => o.status)).toEqual(['cancelled', 'cancelled']);
+    expect((await admin.get(`/api/v1/quickbooks/sync/status/${full.sync_id}`)).json().data.operations.map((o: { status: string }) => o.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
     const again = await admin.post(`/api/v1/quickbooks/sync/${full.sync_id}/retry`);
     expect(again.statusCode, again.body).toBe(202);
     await worker.runOnce();

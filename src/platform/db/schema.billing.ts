@@ -172,7 +172,7 @@ export interface UsageRecordsTable {
 
 export type InvoiceStatus = 'draft' | 'finalized' | 'sent' | 'partially_paid' | 'paid' | 'void';
 export type PaymentMethod = 'cash' | 'check' | 'card' | 'bank_transfer' | 'other';
-export type CreditEntryKind = 'overpayment' | 'credit_note' | 'applied';
+export type CreditEntryKind = 'overpayment' | 'credit_note' | 'applied' | 'reversal';
 export type QuoteStatus = 'draft' | 'sent' | 'accepted' | 'rejected' | 'expired';
 
 export interface InvoicesTable {
@@ -260,6 +260,9 @@ export interface InvoicePaymentsTable {
   payment_date: string;
   method: PaymentMethod;
   reference: string | null;
+  /** Set when the payment was reversed: its money left the invoice (and the client credit). */
+  reversed_at: Date | null;
+  reversal_reason: string | null;
   created_by: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;

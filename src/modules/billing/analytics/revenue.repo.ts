@@ -81,7 +81,7 @@ export async function invoiceFigures(db: Executor, scope: RevenueScope): Promise
     .execute();
 }
 
-/** The money tables summed by date: cash received (every payment, over-payments included) and credit notes. */
+/** The money tables summed by date: cash received (every payment not reversed, over-payments included) and credit notes. */
 const AMOUNT_SOURCES = {
   collected: { table: 'invoice_payments', date: 'payment_date' },
   credited: { table: 'credit_notes', date: 'issue_date' },
@@ -97,6 +97,7 @@ export async function amountsOf(db: Executor, scope: RevenueScope, source: keyof
     where a.tenant = ${scope.tenant} and ${sql.ref(`a.${date}`)} >= ${scope.from} and ${sql.ref(`a.${date}`)} <= ${scope.to}
       ${scope.clientId === undefined ? sql`` : sql`and a.client_id = ${scope.clientId}`}
       ${scope.currency === undefined ? sql`` : sql`and a.currency_code = ${scope.currency}`}
+      ${source === 'collected' ? sql`and a.reversed_at is null` : sql``}
     group by ${bucketsAndTotals('a.currency_code', bucket)}
   `.execute(db);
   return rows;

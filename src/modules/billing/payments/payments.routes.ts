@@ -20,6 +20,7 @@ import {
   PaymentResponse,
   PaymentResultResponse,
   RecordPaymentBody,
+  ReversePaymentBody,
 } from './payments.schemas.ts';
 
 const tags = ['Payments and credit'];
@@ -52,6 +53,10 @@ export const paymentsRoutes = (service: PaymentsService): FastifyPluginAsyncType
     schema: { operationId: 'getPayment', tags, summary: 'Get a payment', params: IdParams, querystring: NoQuery, response: { 200: PaymentResponse } },
     config: { permission: 'invoice:read' },
   }, async (req, reply) => withEtag(req, reply, await service.get(req.actor, req.params.id)));
+  app.post('/payments/:id/reverse', {
+    schema: { operationId: 'reversePayment', tags, summary: 'Reverse a payment (a bounced cheque, a charge-back): its money goes back onto the invoice and off the client credit; the payment stays, marked reversed', params: IdParams, querystring: NoQuery, body: ReversePaymentBody, response: { 200: PaymentResultResponse } },
+    config: { permission: 'invoice:update' },
+  }, async (req) => ({ data: await service.reverse(req.actor, req.params.id, req.body) }));
   app.get('/credit-notes', {
     schema: { operationId: 'listCreditNotes', tags, summary: 'List credit notes (newest issue_date first)', querystring: ListCreditNotesQuery, response: { 200: CreditNoteListResponse } },
     config: { permission: 'invoice:read' },

@@ -19,11 +19,19 @@ export const Payment = Type.Object({
   payment_date: DateOnly,
   method: Type.Enum([...PAYMENT_METHODS]),
   reference: Nullable(Type.String()),
+  reversed_at: Nullable(Type.Unsafe<string>({ ...Timestamp, description: 'When the payment was reversed (its money left the invoice); null while it stands' })),
+  reversal_reason: Nullable(Type.String()),
   created_by: Nullable(Id),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 export type Payment = Static<typeof Payment>;
+
+export const ReversePaymentBody = Type.Object(
+  { reason: Type.String({ minLength: 1, maxLength: 1000, description: 'Why (a bounced cheque, a charge-back, deleted in the accounting ledger)' }) },
+  { additionalProperties: false },
+);
+export type ReversePaymentBody = Static<typeof ReversePaymentBody>;
 
 export const RecordPaymentBody = Type.Object(
   {
@@ -82,7 +90,7 @@ export const CreditEntry = Type.Object({
   billing_profile_id: Id,
   currency_code: Type.String(),
   amount_cents: Amount('Signed: positive adds credit, negative spends it'),
-  kind: Type.Enum(['overpayment', 'credit_note', 'applied']),
+  kind: Type.Enum(['overpayment', 'credit_note', 'applied', 'reversal'], { description: 'reversal: the credit of a reversed over-payment taken back' }),
   invoice_id: Nullable(Id),
   payment_id: Nullable(Id),
   credit_note_id: Nullable(Id),

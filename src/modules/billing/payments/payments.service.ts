@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction } from '../../../platform/db/executor.ts';
 import type { DB } from '../../../platform/db/schema.ts';
-import { notFound, unprocessable, validation } from '../../../platform/http/errors.ts';
+import { conflict, notFound, unprocessable, validation } from '../../../platform/http/errors.ts';
 import { emptyPage, listPage } from '../../../platform/http/list.ts';
 import { newId } from '../../../platform/ids.ts';
 import { syncSearch } from '../../../platform/search/writer.ts';
@@ -41,9 +41,10 @@ import type {
   ListPaymentsQuery,
   Payment,
   RecordPaymentBody,
+  ReversePaymentBody,
 } from './payments.schemas.ts';
 
-const toPayment = ({ tenant: _t, ...r }: PaymentRow): Payment => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+const toPayment = ({ tenant: _t, ...r }: PaymentRow): Payment => ({ ...r, reversed_at: r.reversed_at ? iso(r.reversed_at) : null, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
 const toCreditNote = ({ tenant: _t, ...r }: CreditNoteRow): CreditNote => ({ ...r, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
 const toCreditEntry = ({ tenant: _t, client_id: _c, ...r }: CreditEntryRow): CreditEntry => ({ ...r, created_at: iso(r.created_at) });
 
@@ -71,6 +72,74 @@ async function settle(trx: Transaction<DB>, actor: Actor, row: InvoiceRow, money
 
 const creditOwner = (row: InvoiceRow) => ({ tenant: row.tenant, client_id: row.client_id, billing_profile_id: row.billing_profile_id, currency_code: row.currency_code });
 
+/**
+ * Records a payment in the caller's transaction (the REST route's, or the ledger's payment sync, which writes its
+ * mapping in the same transaction so a crash can never record one ledger payment twice).
+ */
+export async function recordPaymentInTrx(trx: Transaction<DB>, actor: Actor, invoiceId: string, body: RecordPaymentBody) {
+  const row = await visibleInvoice(trx, actor, invoiceId, true);
+  assertStatus(row, OPEN_STATUSES, 'payments are accepted on finalized, sent and partially paid invoices');
+  const applied = Math.min(body.amount_cents, row.balance_cents);
+  const toCredit = body.amount_cents - applied;
+  const paymentId = newId();
+  await insertPayment(trx, {
+    ...creditOwner(row),
+    payment_id: paymentId,
+    invoice_id: invoiceId,
+    amount_cents: body.amount_cents,
+    applied_cents: applied,
+    to_credit_cents: toCredit,
+    payment_date: body.payment_date ?? utcDate(),
+    method: body.method,
+    reference: body.reference?.trim() || null,
+    created_by: actor.userId,
+  });
+  if (toCredit > 0) await insertCreditEntry(trx, { ...creditOwner(row), amount_cents: toCredit, kind: 'overpayment', invoice_id: invoiceId, payment_id: paymentId, created_by: actor.userId });
+  await emitBillingEvent(trx, actor.tenant, 'invoice', 'payment_recorded', invoiceId, {
+    payment_id: paymentId, invoice_number: row.invoice_number, amount_cents: body.amount_cents, applied_cents: applied, to_credit_cents: toCredit, method: body.method, currency_code: row.currency_code,
+  });
+  await settle(trx, actor, row, { paid: applied });
+  await syncSearch(trx, actor.tenant, 'invoice', [invoiceId]);
+  return { payment: toPayment((await findPayment(trx, actor.tenant, paymentId))!), invoice: toInvoice((await findInvoice(trx, actor.tenant, invoiceId))!) };
+}
+
+/**
+ * Reverses a payment: what it paid goes back onto the invoice's balance (a paid invoice reopens: partially
+ * paid, or sent / finalized when nothing else is on it) and the client credit an over-payment made is taken
+ * back — refused (409) when that credit was already spent. The payment row stays, marked reversed.
+ */
+export async function reversePaymentInTrx(trx: Transaction<DB>, actor: Actor, paymentId: string, reason: string) {
+  const payment = await findPayment(trx, actor.tenant, paymentId);
+  if (!payment || !canSeeClient(actor, payment.client_id)) throw notFound('Payment', paymentId);
+  const row = await visibleInvoice(trx, actor, payment.invoice_id, true);
+  const locked = (await findPayment(trx, actor.tenant, paymentId))!;
+  if (locked.reversed_at) throw conflict(`Payment ${paymentId} was already reversed`, { reversed_at: iso(locked.reversed_at) });
+  assertStatus(row, [...OPEN_STATUSES, 'paid'], 'payments are reversed on finalized, sent, partially paid and paid invoices');
+  if (locked.to_credit_cents > 0) {
+    await lockCredit(trx, actor.tenant, row.billing_profile_id, row.currency_code);
+    const available = await creditBalance(trx, actor.tenant, row.billing_profile_id, row.currency_code);
+    if (available < locked.to_credit_cents) {
+      throw conflict(`The over-payment's ${locked.to_credit_cents} cents of client credit were already spent (${available} left); reverse what used them first`, { available_cents: available });
+    }
+    await insertCreditEntry(trx, { ...creditOwner(row), amount_cents: -locked.to_credit_cents, kind: 'reversal', invoice_id: row.invoice_id, payment_id: paymentId, created_by: actor.userId });
+  }
+  const now = new Date();
+  const paid = row.amount_paid_cents - locked.applied_cents;
+  const reopened = paid + row.credited_cents > 0 ? 'partially_paid' : row.sent_at ? 'sent' : 'finalized';
+  await updateInvoice(trx, actor.tenant, row.invoice_id, {
+    amount_paid_cents: paid,
+    balance_cents: row.balance_cents + locked.applied_cents,
+    ...(locked.applied_cents > 0 ? { status: reopened, paid_at: null } : {}),
+    updated_at: now,
+  });
+  await trx.updateTable('invoice_payments').set({ reversed_at: now, reversal_reason: reason.trim(), updated_at: now }).where('tenant', '=', actor.tenant).where('payment_id', '=', paymentId).execute();
+  await emitBillingEvent(trx, actor.tenant, 'invoice', 'payment_reversed', row.invoice_id, {
+    payment_id: paymentId, invoice_number: row.invoice_number, amount_cents: locked.amount_cents, applied_cents: locked.applied_cents, to_credit_cents: locked.to_credit_cents, currency_code: row.currency_code, reason: reason.trim(),
+  });
+  await syncSearch(trx, actor.tenant, 'invoice', [row.invoice_id]);
+  return { payment: toPayment((await findPayment(trx, actor.tenant, paymentId))!), invoice: toInvoice((await findInvoice(trx, actor.tenant, row.invoice_id))!) };
+}
+
 /** Payments, credit notes and client credit: every money change is one transaction on a locked invoice. */
 export function createPaymentsService(deps: { db: Kysely<DB> }) {
   const { db } = deps;
@@ -79,34 +148,10 @@ export function createPaymentsService(deps: { db: Kysely<DB> }) {
 
   return {
     /** Accepted on finalized, sent and partially paid invoices; what exceeds the balance becomes client credit. */
-    async record(actor: Actor, invoiceId: string, body: RecordPaymentBody) {
-      return withTransaction(db, async (trx) => {
-        const row = await visibleInvoice(trx, actor, invoiceId, true);
-        assertStatus(row, OPEN_STATUSES, 'payments are accepted on finalized, sent and partially paid invoices');
-        const applied = Math.min(body.amount_cents, row.balance_cents);
-        const toCredit = body.amount_cents - applied;
-        const paymentId = newId();
-        await insertPayment(trx, {
-          ...creditOwner(row),
-          payment_id: paymentId,
-          invoice_id: invoiceId,
-          amount_cents: body.amount_cents,
-          applied_cents: applied,
-          to_credit_cents: toCredit,
-          payment_date: body.payment_date ?? utcDate(),
-          method: body.method,
-          reference: body.reference?.trim() || null,
-          created_by: actor.userId,
-        });
-        if (toCredit > 0) await insertCreditEntry(trx, { ...creditOwner(row), amount_cents: toCredit, kind: 'overpayment', invoice_id: invoiceId, payment_id: paymentId, created_by: actor.userId });
-        await emitBillingEvent(trx, actor.tenant, 'invoice', 'payment_recorded', invoiceId, {
-          payment_id: paymentId, invoice_number: row.invoice_number, amount_cents: body.amount_cents, applied_cents: applied, to_credit_cents: toCredit, method: body.method, currency_code: row.currency_code,
-        });
-        await settle(trx, actor, row, { paid: applied });
-        await syncSearch(trx, actor.tenant, 'invoice', [invoiceId]);
-        return { payment: toPayment((await findPayment(trx, actor.tenant, paymentId))!), invoice: await invoiceNow(trx, actor, invoiceId) };
-      });
-    },
+    record: (actor: Actor, invoiceId: string, body: RecordPaymentBody) => withTransaction(db, (trx) => recordPaymentInTrx(trx, actor, invoiceId, body)),
+
+    /** Takes a payment back: see reversePaymentInTrx. */
+    reverse: (actor: Actor, paymentId: string, body: ReversePaymentBody) => withTransaction(db, (trx) => reversePaymentInTrx(trx, actor, paymentId, body.reason)),
 
     async listOfInvoice(actor: Actor, invoiceId: string, query: ListInvoicePaymentsQuery) {
       await visibleInvoice(db, actor, invoiceId);

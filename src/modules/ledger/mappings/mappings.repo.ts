@@ -83,3 +83,15 @@ export function mappingList(db: Executor, tenant: string, f: MappingListFilter) 
     updatedAt: 'm.updated_at',
   });
 }
+
+/** The payment mappings of one ledger payment (their external ids are `<payment id>:<invoice id>`). */
+export function paymentMappingsOf(db: Executor, tenant: string, connectionId: string, ledgerPaymentId: string): Promise<MappingRow[]> {
+  return db
+    .selectFrom('ledger_mappings')
+    .selectAll()
+    .where('tenant', '=', tenant)
+    .where('connection_id', '=', connectionId)
+    .where('entity_type', '=', 'payment')
+    .where('external_id', 'like', `${ledgerPaymentId.replace(/[\\%_]/g, '\\$&')}:%`)
+    .execute();
+}

@@ -103,7 +103,8 @@ export async function selectInvoices(ctx: Planning, p: ExportParams, limit = MAX
   return out;
 }
 
-const snapshot = (remote: LedgerInvoice, inv: OurInvoice) => JSON.stringify({
+/** What a sync remembers of the ledger's invoice (and of ours) to judge drift and change later. */
+export const snapshotOf = (remote: LedgerInvoice, inv: OurInvoice) => JSON.stringify({
   version: remote.version, total_cents: remote.totalCents, doc_number: remote.docNumber, voided: remote.voided, invoice_updated_at: inv.updated_at,
 });
 
@@ -156,7 +157,7 @@ async function exportOne(ctx: SyncContext, dir: CustomerDirectory, plan: Plan, i
   if (!mapping) {
     const created = await provider.createInvoice(session, input, requestIdOf(tenant, realm, 'invoice', inv.invoice_id));
     try {
-      await insertMapping(ctx.db, { tenant, mapping_id: newId(), connection_id: ctx.c.connection.connection_id, entity_type: 'invoice', local_id: inv.invoice_id, external_id: created.id, external_name: created.docNumber, last_synced_at: new Date(), metadata: snapshot(created, inv) });
+      await insertMapping(ctx.db, { tenant, mapping_id: newId(), connection_id: ctx.c.connection.connection_id, entity_type: 'invoice', local_id: inv.invoice_id, external_id: created.id, external_name: created.docNumber, last_synced_at: new Date(), metadata: snapshotOf(created, inv) });
     } catch (err) {
       if ((err as { code?: unknown }).code !== '23505') throw err;
     }
@@ -169,7 +170,7 @@ async function exportOne(ctx: SyncContext, dir: CustomerDirectory, plan: Plan, i
     return ctx.tally.record('invoice', inv.invoice_id, mapping.external_id, 'drift', `${drift}; not overwritten`);
   }
   const updated = await provider.updateInvoice(session, remote.id, remote.version, input, requestIdOf(tenant, realm, 'invoice-update', inv.invoice_id, inv.updated_at, remote.version));
-  await updateMapping(ctx.db, tenant, mapping.mapping_id, { sync_status: 'synced', sync_error: null, last_synced_at: new Date(), external_name: updated.docNumber, metadata: snapshot(updated, inv) });
+  await updateMapping(ctx.db, tenant, mapping.mapping_id, { sync_status: 'synced', sync_error: null, last_synced_at: new Date(), external_name: updated.docNumber, metadata: snapshotOf(updated, inv) });
   return ctx.tally.record('invoice', inv.invoice_id, updated.id, 'updated');
 }
 

@@ -68,3 +68,18 @@ export function runList(db: Executor, tenant: string, f: RunListFilter) {
 export async function latestRuns(db: Executor, tenant: string, connectionId: string, since: Date): Promise<RunRow[]> {
   return db.selectFrom('ledger_sync_runs').selectAll().where('tenant', '=', tenant).where('connection_id', '=', connectionId).where('created_at', '>=', since).orderBy('created_at', 'desc').limit(1000).execute();
 }
+
+/** When the last run of an operation that got through (completed or partial) started: the next one reads changes from there. */
+export async function lastGoodRunStart(db: Executor, tenant: string, connectionId: string, op: LedgerOperation): Promise<Date | null> {
+  const row = await db
+    .selectFrom('ledger_sync_runs')
+    .select('started_at')
+    .where('tenant', '=', tenant)
+    .where('connection_id', '=', connectionId)
+    .where('operation_type', '=', op)
+    .where('status', 'in', ['completed', 'partial'])
+    .orderBy('started_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.started_at ?? null;
+}

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { emptyBodyIsObject } from '../../../platform/http/empty-body.ts';
 import { LEDGER_ERRORS, NoBody, RealmQuery, tags } from '../ledger.openapi.ts';
-import { BulkSyncBody, CustomerSyncBody, InvoiceExportBody, SyncHistoryQuery, SyncParams, SyncRunListResponse, SyncRunResponse, SyncStatusResponse } from './sync.schemas.ts';
+import { BulkSyncBody, CustomerSyncBody, InvoiceExportBody, InvoiceImportBody, PaymentSyncBody, SyncHistoryQuery, SyncParams, SyncRunListResponse, SyncRunResponse, SyncStatusResponse } from './sync.schemas.ts';
 import type { SyncService } from './sync.service.ts';
 
 const NoQuery = Type.Object({}, { additionalProperties: false });
@@ -27,8 +27,28 @@ export const syncRoutes = (service: SyncService): FastifyPluginAsyncTypebox => a
     preValidation: emptyBodyIsObject,
   }, async (req) => ({ data: await service.exportInvoices(req.actor, req.query.realm_id, req.body) }));
 
+  app.post('/quickbooks/invoices/import', {
+    schema: {
+      operationId: 'importLedgerInvoices', tags,
+      summary: 'Reconcile ledger invoices with ours (one, or by date range): linked ones are checked for drift, unlinked ones linked by number, customer and total (never created here); then the payments are applied',
+      querystring: RealmQuery, body: InvoiceImportBody, response: { 200: SyncRunResponse, ...LEDGER_ERRORS },
+    },
+    config: write,
+    preValidation: emptyBodyIsObject,
+  }, async (req) => ({ data: await service.importInvoices(req.actor, req.query.realm_id, req.body) }));
+
+  app.post('/quickbooks/payments/sync', {
+    schema: {
+      operationId: 'syncLedgerPayments', tags,
+      summary: 'Apply ledger payments to our linked invoices exactly once (changed amounts re-applied, deleted payments reversed); unlinked invoices and other currencies are reported',
+      querystring: RealmQuery, body: PaymentSyncBody, response: { 200: SyncRunResponse, ...LEDGER_ERRORS },
+    },
+    config: write,
+    preValidation: emptyBodyIsObject,
+  }, async (req) => ({ data: await service.payments(req.actor, req.query.realm_id, req.body) }));
+
   app.post('/quickbooks/sync/bulk', {
-    schema: { operationId: 'bulkLedgerSync', tags, summary: 'Queue 1–10 operations (customer_sync, invoice_export) to run in order in the worker; 202 with the run to poll', querystring: RealmQuery, body: BulkSyncBody, response: { 202: SyncRunResponse, ...LEDGER_ERRORS } },
+    schema: { operationId: 'bulkLedgerSync', tags, summary: 'Queue 1–10 operations (customer_sync, invoice_export, invoice_import, payment_sync) to run in order in the worker; 202 with the run to poll', querystring: RealmQuery, body: BulkSyncBody, response: { 202: SyncRunResponse, ...LEDGER_ERRORS } },
     config: write,
   }, async (req, reply) => {
     const run = await service.bulk(req.actor, req.query.realm_id, req.body);
@@ -37,7 +57,7 @@ export const syncRoutes = (service: SyncService): FastifyPluginAsyncTypebox => a
   });
 
   app.post('/quickbooks/sync/full', {
-    schema: { operationId: 'fullLedgerSync', tags, summary: 'Queue a full sync (customers, then every exportable invoice) in the worker; 202 with the run to poll', querystring: RealmQuery, body: NoBody, response: { 202: SyncRunResponse, ...LEDGER_ERRORS } },
+    schema: { operationId: 'fullLedgerSync', tags, summary: 'Queue a full sync (customers, every exportable invoice, then the ledger’s payments) in the worker; 202 with the run to poll', querystring: RealmQuery, body: NoBody, response: { 202: SyncRunResponse, ...LEDGER_ERRORS } },
     config: { permission: 'ledger:admin' },
     preValidation: emptyBodyIsObject,
   }, async (req, reply) => {

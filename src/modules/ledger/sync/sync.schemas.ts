@@ -4,7 +4,7 @@ import { dataOf, DateOnly, Id, listOf, listQuery, Nullable, Timestamp } from '..
 export const OPERATIONS = ['customer_sync', 'invoice_export', 'invoice_import', 'payment_sync', 'full_sync', 'bulk_sync'] as const;
 export const RUN_STATUSES = ['pending', 'in_progress', 'completed', 'partial', 'failed', 'cancelled'] as const;
 /** Operations a bulk request may list. */
-export const BULK_OPERATIONS = ['customer_sync', 'invoice_export'] as const;
+export const BULK_OPERATIONS = ['customer_sync', 'invoice_export', 'invoice_import', 'payment_sync'] as const;
 
 const RealmId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The ledger company; default: the default connection' });
 
@@ -93,13 +93,33 @@ export const InvoiceExportBody = Type.Object(
 );
 export type InvoiceExportBody = Static<typeof InvoiceExportBody>;
 
+export const InvoiceImportBody = Type.Object(
+  {
+    qbo_invoice_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'One ledger invoice; otherwise date_range (or every invoice)' })),
+    date_range: Type.Optional(Type.Object({ start_date: DateOnly, end_date: DateOnly }, { additionalProperties: false, description: 'Inclusive, by the ledger transaction date' })),
+    import_payments: Type.Optional(Type.Boolean({ default: true, description: 'Then apply the ledger payments of the same range (as payments/sync)' })),
+  },
+  { additionalProperties: false },
+);
+export type InvoiceImportBody = Static<typeof InvoiceImportBody>;
+
+export const PaymentSyncBody = Type.Object(
+  {
+    qbo_payment_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'One ledger payment' })),
+    date_range: Type.Optional(Type.Object({ start_date: DateOnly, end_date: DateOnly }, { additionalProperties: false, description: 'Inclusive, by the ledger transaction date; without it, what changed since the last payment sync (30 days at most)' })),
+    include_unapplied: Type.Optional(Type.Boolean({ default: false, description: 'Report amounts the ledger left unapplied' })),
+  },
+  { additionalProperties: false },
+);
+export type PaymentSyncBody = Static<typeof PaymentSyncBody>;
+
 export const BulkSyncBody = Type.Object(
   {
     operations: Type.Array(
       Type.Object(
         {
           operation_type: Type.Enum([...BULK_OPERATIONS]),
-          parameters: Type.Optional(Type.Unknown({ description: 'The body of the operation’s own endpoint (customers/sync or invoices/export)' })),
+          parameters: Type.Optional(Type.Unknown({ description: 'The body of the operation’s own endpoint (customers/sync, invoices/export, invoices/import, payments/sync)' })),
         },
         { additionalProperties: false },
       ),

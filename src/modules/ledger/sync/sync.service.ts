@@ -20,8 +20,10 @@ import type { ReferenceService } from '../reference/reference.service.ts';
 import type { SyncContext } from './context.ts';
 import { syncCustomers } from './customers.ts';
 import { exportInvoices, planExport, selectInvoices } from './export.ts';
-import { childRuns, findRun, insertRun, outcomesOf, runList, updateRun, latestRuns, type RunRow } from './runs.repo.ts';
-import { CustomerSyncBody, InvoiceExportBody, OPERATIONS, type BulkSyncBody, type SyncHistoryQuery, type SyncRun, type SyncRunDetail } from './sync.schemas.ts';
+import { childRuns, findRun, insertRun, lastGoodRunStart, latestRuns, outcomesOf, runList, updateRun, type RunRow } from './runs.repo.ts';
+import { importInvoices, type ImportParams } from './import.ts';
+import { syncPayments, type PaymentSyncParams } from './payments.ts';
+import { CustomerSyncBody, InvoiceExportBody, InvoiceImportBody, OPERATIONS, PaymentSyncBody, type BulkSyncBody, type SyncHistoryQuery, type SyncRun, type SyncRunDetail } from './sync.schemas.ts';
 import { Tally } from './tally.ts';
 
 /** The job that runs bulk and full syncs in the worker. */
@@ -33,6 +35,9 @@ const FINISHED: readonly LedgerRunStatus[] = ['completed', 'partial', 'failed', 
 
 const checkCustomers = bodyChecker(CustomerSyncBody);
 const checkExport = bodyChecker(InvoiceExportBody);
+const checkImport = bodyChecker(InvoiceImportBody);
+const checkPayments = bodyChecker(PaymentSyncBody);
+const CHECKERS = { customer_sync: checkCustomers, invoice_export: checkExport, invoice_import: checkImport, payment_sync: checkPayments } as const;
 
 export interface SyncDeps {
   db: Kysely<DB>;
@@ -135,6 +140,40 @@ export function createSyncService(deps: SyncDeps) {
     return (ctx: SyncContext) => exportInvoices(ctx, body, invoices, planned);
   }
 
+  /** The operation a stored run performs, from its parameters (a 422 before it starts when an export cannot be planned). */
+  async function operationOf(actor: Actor, c: Connected, op: LedgerOperation, params: Record<string, unknown>, limit?: number): Promise<(ctx: SyncContext) => Promise<void>> {
+    switch (op) {
+      case 'customer_sync': return (ctx) => syncCustomers(ctx, params);
+      case 'invoice_export': return prepareExport(actor, c, params as InvoiceExportBody, limit);
+      case 'invoice_import': return (ctx) => importThenPay(ctx, params as ImportParams);
+      case 'payment_sync': {
+        const since = await lastGoodRunStart(db, actor.tenant, c.connection.connection_id, 'payment_sync');
+        return (ctx) => syncPayments(ctx, params as PaymentSyncParams, since);
+      }
+      default: throw new Error(`operation ${op} has no single-run form`);
+    }
+  }
+
+  async function importThenPay(ctx: SyncContext, p: ImportParams): Promise<void> {
+    await importInvoices(ctx, p);
+    if (p.import_payments === false || (await ctx.tally.cancelled())) return;
+    const since = await lastGoodRunStart(db, ctx.actor.tenant, ctx.c.connection.connection_id, 'payment_sync');
+    await syncPayments(ctx, { date_range: p.date_range }, since);
+  }
+
+  async function inline(actor: Actor, realmId: string | undefined, op: LedgerOperation, body: Record<string, unknown>): Promise<SyncRunDetail> {
+    const c = await connections.connected(actor.tenant, realmId);
+    if (typeof body.client_id === 'string' && op === 'customer_sync') await books.client(actor, body.client_id);
+    for (const k of ['date_range'] as const) {
+      const r = body[k] as { start_date: string; end_date: string } | undefined;
+      if (r && r.start_date > r.end_date) throw validation(`body.${k}.start_date`, 'must not be after end_date');
+    }
+    const run = await operationOf(actor, c, op, body);
+    const syncId = await newRun(actor.tenant, c, op, body, actor.userId);
+    await runOp(actor, c, syncId, run, true);
+    return detail(actor.tenant, c, syncId);
+  }
+
   async function visibleRun(actor: Actor, syncId: string): Promise<{ row: RunRow; c: Connected }> {
     const row = await findRun(db, actor.tenant, syncId);
     if (!row) throw notFound('Sync run', syncId);
@@ -161,7 +200,7 @@ export function createSyncService(deps: SyncDeps) {
       const params = (o.parameters ?? {}) as Record<string, unknown>;
       if (typeof params !== 'object' || params === null || Array.isArray(params)) throw validation(`body.operations.${i}.parameters`, 'must be an object');
       try {
-        return { op: o.operation_type, parameters: o.operation_type === 'customer_sync' ? checkCustomers(params) : checkExport(params) };
+        return { op: o.operation_type, parameters: CHECKERS[o.operation_type](params) };
       } catch (err) {
         if (err instanceof AppError) throw validation(`body.operations.${i}.parameters`, err.message);
         throw err;
@@ -170,31 +209,24 @@ export function createSyncService(deps: SyncDeps) {
   }
 
   return {
-    async customers(actor: Actor, realmId: string | undefined, body: CustomerSyncBody): Promise<SyncRunDetail> {
-      const c = await connections.connected(actor.tenant, realmId);
-      if (body.client_id) await books.client(actor, body.client_id);
-      const syncId = await newRun(actor.tenant, c, 'customer_sync', body, actor.userId);
-      await runOp(actor, c, syncId, (ctx) => syncCustomers(ctx, body), true);
-      return detail(actor.tenant, c, syncId);
-    },
-
-    async exportInvoices(actor: Actor, realmId: string | undefined, body: InvoiceExportBody): Promise<SyncRunDetail> {
-      const c = await connections.connected(actor.tenant, realmId);
-      const op = await prepareExport(actor, c, body);
-      const syncId = await newRun(actor.tenant, c, 'invoice_export', body, actor.userId);
-      await runOp(actor, c, syncId, op, true);
-      return detail(actor.tenant, c, syncId);
-    },
+    customers: (actor: Actor, realmId: string | undefined, body: CustomerSyncBody) => inline(actor, realmId, 'customer_sync', body),
+    exportInvoices: (actor: Actor, realmId: string | undefined, body: InvoiceExportBody) => inline(actor, realmId, 'invoice_export', body),
+    importInvoices: (actor: Actor, realmId: string | undefined, body: InvoiceImportBody) => inline(actor, realmId, 'invoice_import', body),
+    payments: (actor: Actor, realmId: string | undefined, body: PaymentSyncBody) => inline(actor, realmId, 'payment_sync', body),
 
     async bulk(actor: Actor, realmId: string | undefined, body: BulkSyncBody): Promise<SyncRunDetail> {
       const c = await connections.connected(actor.tenant, realmId);
       return queue(actor, c, 'bulk_sync', { stop_on_error: body.stop_on_error ?? false }, bulkChildren(body));
     },
 
-    /** Everything: customers (link or create, push changes), then every exportable invoice not yet in the ledger or changed since. */
+    /** Everything: customers (link or create, push changes), every exportable invoice new or changed, then the ledger's payments. */
     async full(actor: Actor, realmId: string | undefined): Promise<SyncRunDetail> {
       const c = await connections.connected(actor.tenant, realmId);
-      return queue(actor, c, 'full_sync', {}, [{ op: 'customer_sync', parameters: { sync_type: 'bidirectional' } }, { op: 'invoice_export', parameters: {} }]);
+      return queue(actor, c, 'full_sync', {}, [
+        { op: 'customer_sync', parameters: { sync_type: 'bidirectional' } },
+        { op: 'invoice_export', parameters: {} },
+        { op: 'payment_sync', parameters: {} },
+      ]);
     },
 
     /** The worker's side of bulk and full runs: each operation in order, as the requesting user. */
@@ -224,9 +256,7 @@ export function createSyncService(deps: SyncDeps) {
         await updateRun(db, tenant, child.sync_id, { status: 'in_progress', started_at: new Date() });
         let status: LedgerRunStatus;
         try {
-          const op = child.operation_type === 'customer_sync'
-            ? (ctx: SyncContext) => syncCustomers(ctx, child.parameters)
-            : await prepareExport(actor, c, child.parameters as InvoiceExportBody, WORKER_INVOICE_LIMIT);
+          const op = await operationOf(actor, c, child.operation_type, child.parameters, WORKER_INVOICE_LIMIT);
           status = await runOp(actor, c, child.sync_id, op, false);
         } catch (err) {
           // A selection that cannot be exported (unmapped, not exportable) fails this operation with the reason.
@@ -301,7 +331,7 @@ export function createSyncService(deps: SyncDeps) {
         return queue(actor, c, row.operation_type, row.parameters, children, attempt);
       }
       const params = row.parameters;
-      const op = row.operation_type === 'customer_sync' ? (ctx: SyncContext) => syncCustomers(ctx, params) : await prepareExport(actor, c, params as InvoiceExportBody);
+      const op = await operationOf(actor, c, row.operation_type, params);
       const retryId = await newRun(actor.tenant, c, row.operation_type, params, actor.userId, { attempt });
       await runOp(actor, c, retryId, op, true);
       return detail(actor.tenant, c, retryId);
