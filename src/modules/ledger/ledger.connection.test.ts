@@ -159,6 +159,23 @@ describe('ledger connection (OAuth against the local QuickBooks wire-format serv
     expect(done.json().data).toMatchObject({ connected: true, realm_id: fake.realmId });
   });
 
+  it('holds several companies: the first is the default, realm_id picks another, disconnecting the default promotes the next', async () => {
+    const { admin } = await makeTenant(t);
+    await connectLedger(t, admin, fake, '6001');
+    await connectLedger(t, admin, fake, '6002');
+    const status = (await admin.get('/api/v1/quickbooks/connection/status')).json().data;
+    expect(status.default_realm_id).toBe('6001');
+    expect(status.connections.map((c: { realm_id: string; is_default: boolean }) => [c.realm_id, c.is_default])).toEqual([['6001', true], ['6002', false]]);
+    fake.seed('6002', 'Account', { Name: 'Only in 6002', AccountType: 'Income', Classification: 'Revenue', Active: true });
+    expect((await admin.get('/api/v1/quickbooks/accounts?search=only in')).json().data).toHaveLength(0);
+    expect((await admin.get('/api/v1/quickbooks/accounts?search=only in&realm_id=6002')).json().data).toHaveLength(1);
+    const missing = await admin.get('/api/v1/quickbooks/accounts?realm_id=7777');
+    expectError(missing, 409, 'CONFLICT');
+    expect(missing.json().error.message).toContain("'7777' is not connected");
+    expect((await admin.delete('/api/v1/quickbooks/oauth/disconnect?realm_id=6001')).json().data.realm_id).toBe('6001');
+    expect((await admin.get('/api/v1/quickbooks/connection/status')).json().data).toMatchObject({ connected: true, default_realm_id: '6002' });
+  });
+
   it('ledger:admin guards disconnect; a Manager reads; Finance writes', async () => {
     const { admin, tenant } = await makeTenant(t);
     await connectLedger(t, admin, fake);

@@ -56,6 +56,7 @@ describe('ledger mappings and reference data', () => {
     expect(put.map((m: { local_id: string; is_default: boolean; external_name: string }) => [m.local_id, m.is_default, m.external_name])).toEqual([['income:default', false, 'Services'], ['income:projects', true, 'Consulting']]);
     const replaced = (await admin.put('/api/v1/quickbooks/accounts/mappings', { mappings: [{ account_type: 'income', qbo_account_id: '1', is_default: true }], replace_existing: true })).json().data;
     expect(replaced.map((m: { local_id: string }) => m.local_id)).toEqual(['income:default']);
+    expect((await admin.get('/api/v1/quickbooks/accounts/mappings')).json().data.map((m: { local_id: string; external_id: string; is_default: boolean }) => [m.local_id, m.external_id, m.is_default])).toEqual([['income:default', '1', true]]);
     expect((await admin.get('/api/v1/quickbooks/tax-codes/mappings')).json().data.map((m: { local_id: string; external_id: string }) => [m.local_id, m.external_id])).toEqual([['ny', 'TAX']]);
   });
 
@@ -166,7 +167,34 @@ describe('ledger invoice export', () => {
     expect(drift.outcomes[0]).toMatchObject({ outcome: 'drift', external_id: remote.Id });
     expect(drift.outcomes[0].message).toContain('number');
     expect(fake.get('5102', 'Invoice', remote.Id)!.DocNumber).toBe('CHANGED-1');
-    expect((await admin.get('/api/v1/quickbooks/mappings?entity_type=invoice')).json().data[0]).toMatchObject({ sync_status: 'drift' });
+    const drifted = (await admin.get('/api/v1/quickbooks/mappings?entity_type=invoice')).json().data[0];
+    expect(drifted).toMatchObject({ sync_status: 'drift' });
+
+    // Accepting both sides as they are: the next export has nothing to report or push.
+    const accepted = (await admin.put(`/api/v1/quickbooks/mappings/${drifted.mapping_id}`, { sync_status: 'synced' })).json().data;
+    expect(accepted).toMatchObject({ sync_status: 'synced', sync_error: null, metadata: { doc_number: 'CHANGED-1' } });
+    const calm = (await admin.post('/api/v1/quickbooks/invoices/export', { invoice_id: inv.invoice_id })).json().data;
+    expect(calm.outcomes[0].outcome).toBe('unchanged');
+    expect(fake.get('5102', 'Invoice', remote.Id)!.DocNumber).toBe('CHANGED-1');
+  });
+
+  it('carries our void of an exported invoice to the ledger once', async () => {
+    const { admin, books } = await ready('5105');
+    await admin.post('/api/v1/quickbooks/mappings', { entity_type: 'item', local_id: books.service, external_id: '7', is_default: true });
+    const inv = await finalizedInvoice(admin, books);
+    const never = await finalizedInvoice(admin, books);
+    await admin.post('/api/v1/quickbooks/invoices/export', { invoice_id: inv.invoice_id });
+    for (const id of [inv.invoice_id, never.invoice_id]) expect((await admin.post(`/api/v1/invoices/${id}/void`, { reason: 'Billed twice' })).statusCode).toBe(200);
+    const run = (await admin.post('/api/v1/quickbooks/invoices/export', {})).json().data;
+    // The void of the exported one goes to QuickBooks; the one never exported is not selected at all.
+    expect(run.outcomes.map((o: { local_id: string; outcome: string; message: string }) => [o.local_id, o.outcome, o.message])).toEqual([[inv.invoice_id, 'updated', 'Voided in QuickBooks']]);
+    const remote = fake.list('5105', 'Invoice');
+    expect(remote).toHaveLength(1);
+    expect(remote[0]).toMatchObject({ TotalAmt: 0 });
+    expect(String(remote[0]!.PrivateNote)).toMatch(/^Voided/);
+    const again = (await admin.post('/api/v1/quickbooks/invoices/export', { invoice_id: inv.invoice_id })).json().data;
+    expect(again.outcomes[0].outcome).toBe('unchanged');
+    expectError(await admin.post('/api/v1/quickbooks/invoices/export', { invoice_id: never.invoice_id }), 422, 'UNPROCESSABLE');
   });
 
   it('a crash between the ledger create and our mapping write: the retry sends the same request id, and the ledger holds one invoice', async () => {

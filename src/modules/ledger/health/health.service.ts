@@ -289,7 +289,7 @@ export function createHealthService(deps: HealthDeps) {
           out.push({ type: c.status === 'critical' ? 'action_required' : 'warning', message: 'Sync runs failed in the last 24 hours: read their errors and retry them once the cause is fixed', details: { realm_id: realmId, failed_runs_24h: d.failed_runs_24h ?? null, history: 'GET /api/v1/quickbooks/sync/history?status=failed', retry: 'POST /api/v1/quickbooks/sync/{syncId}/retry' } });
           break;
         case 'data_integrity':
-          out.push({ type: 'warning', message: 'Some mappings drifted (changed in QuickBooks), conflict or failed: review them, bring the two sides back in line, then export or sync again (a customer sync with force_update overwrites QuickBooks)', details: { realm_id: realmId, by_status: d.by_status ?? null, review: 'GET /api/v1/quickbooks/mappings?sync_status=drift', export: 'POST /api/v1/quickbooks/invoices/export', customers: 'POST /api/v1/quickbooks/customers/sync' } });
+          out.push({ type: 'warning', message: 'Some mappings drifted (changed in QuickBooks), conflict or failed: review them, then accept both sides as they are (PUT the mapping with sync_status synced) or bring them back in line and sync again (a customer sync with force_update overwrites QuickBooks)', details: { realm_id: realmId, by_status: d.by_status ?? null, review: 'GET /api/v1/quickbooks/mappings?sync_status=drift', accept: 'PUT /api/v1/quickbooks/mappings/{mappingId} {"sync_status":"synced"}', export: 'POST /api/v1/quickbooks/invoices/export', customers: 'POST /api/v1/quickbooks/customers/sync' } });
           break;
       }
     }

@@ -68,6 +68,9 @@ export const UpdateMappingBody = Type.Object(
     external_name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
     is_default: Type.Optional(Type.Boolean()),
     metadata: Type.Optional(Metadata),
+    sync_status: Type.Optional(Type.Literal('synced', {
+      description: 'Accept a drifted or conflicting mapping: both records as they are now become the baseline the next sync compares with (neither is changed)',
+    })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -181,6 +181,7 @@ export function createMappingsService(deps: { db: Kysely<DB>; connections: Conne
 
     async update(actor: Actor, mappingId: string, body: UpdateMappingBody): Promise<Mapping> {
       const { row, c } = await visible(actor, mappingId);
+      const accepted = body.sync_status === 'synced' && row.sync_status !== 'synced' ? await acceptRemote(actor, c, row) : {};
       const externalId = body.external_id ?? row.external_id;
       const name = body.external_name !== undefined ? body.external_name : body.external_id !== undefined ? await externalSide(actor, c, row.entity_type, externalId) : row.external_name;
       await withTransaction(db, async (trx) => {
@@ -191,6 +192,7 @@ export function createMappingsService(deps: { db: Kysely<DB>; connections: Conne
           ...(body.is_default !== undefined ? { is_default: body.is_default } : {}),
           ...(body.metadata !== undefined ? { metadata: JSON.stringify(metadataOf(body.metadata)) } : {}),
           ...(body.external_id !== undefined && body.external_id !== row.external_id ? { sync_status: 'synced' as const, sync_error: null } : {}),
+          ...accepted,
         });
       }).catch((err) => duplicate(err, `External ${row.entity_type.replace('_', ' ')} '${externalId}'`));
       return toMapping((await findMapping(db, actor.tenant, mappingId))!, c.connection.realm_id);
@@ -214,6 +216,27 @@ export function createMappingsService(deps: { db: Kysely<DB>; connections: Conne
       return putList(actor, c, 'tax_code', entries, body.replace_existing ?? false, 'qbo_tax_code_id');
     },
   };
+
+  /**
+   * Accepting a drifted or conflicting mapping: both records as they are now become the baseline (the ledger's
+   * version, our last change), so the next sync reports or pushes only what changes after this.
+   */
+  async function acceptRemote(actor: Actor, c: Connected, row: MappingRow) {
+    const seen = row.metadata;
+    const now = await connections.call(actor.tenant, c.connection, async () => {
+      if (row.entity_type === 'invoice') {
+        const inv = await c.provider.getInvoice(c.session, row.external_id);
+        const ours = await books.invoice(actor, row.local_id);
+        return { ...seen, version: inv.version, total_cents: inv.totalCents, doc_number: inv.docNumber, voided: inv.voided, invoice_updated_at: ours.updated_at };
+      }
+      if (row.entity_type === 'customer') {
+        const ours = await books.client(actor, row.local_id);
+        return { ...seen, version: (await c.provider.getCustomer(c.session, row.external_id)).version, client_updated_at: ours.updated_at };
+      }
+      return seen;
+    });
+    return { metadata: JSON.stringify(now), sync_status: 'synced' as const, sync_error: null, last_synced_at: new Date() };
+  }
 
   async function putList(actor: Actor, c: Connected, type: 'account' | 'tax_code', entries: { i: number; localId: string; externalId: string; isDefault: boolean; scope: string }[], replace: boolean, field: string): Promise<Mapping[]> {
     const seen = new Set<string>();

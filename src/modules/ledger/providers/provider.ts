@@ -227,8 +227,10 @@ export interface LedgerProvider {
   /** Invoices by transaction date (all when the range is empty). */
   listInvoices(s: LedgerSession, range: DateRange): Promise<LedgerInvoice[]>;
   createInvoice(s: LedgerSession, input: InvoiceInput, requestId: string): Promise<LedgerInvoice>;
-  /** A full replacement of the invoice's lines and fields (the ledger's own update); stale `version` → `conflict`. */
+  /** Replaces the invoice's lines and the fields of `input`, keeping others set in the ledger; stale `version` → `conflict`. */
   updateInvoice(s: LedgerSession, id: string, version: string, input: InvoiceInput, requestId: string): Promise<LedgerInvoice>;
+  /** Voids the invoice in the ledger (amounts zeroed, the record kept); stale `version` → `conflict`. */
+  voidInvoice(s: LedgerSession, id: string, version: string, requestId: string): Promise<LedgerInvoice>;
 
   getPayment(s: LedgerSession, id: string): Promise<LedgerPayment>;
   listPayments(s: LedgerSession, range: DateRange): Promise<LedgerPayment[]>;

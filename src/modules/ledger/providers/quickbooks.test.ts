@@ -398,13 +398,13 @@ describe('QuickBooks adapter: writes', () => {
     expect(fake.list(realmId, 'Invoice')).toHaveLength(1);
   });
 
-  it('updateInvoice is a full update with Id and SyncToken; after an edit in QuickBooks the old version is a conflict', async () => {
+  it('updateInvoice is a sparse update with Id and SyncToken (fields set in QuickBooks survive); after an edit there the old version is a conflict', async () => {
     const { session } = sessionFor();
     const c = await provider.createCustomer(session, { displayName: 'Delta' }, 'req-d');
     const inv = await provider.createInvoice(session, invoiceInput(c.id), 'req-d-inv');
 
     // Someone changes the invoice in QuickBooks: new total, new SyncToken.
-    fake.edit(realmId, 'Invoice', inv.id, { Line: [{ DetailType: 'SalesItemLineDetail', Amount: 10, SalesItemLineDetail: { ItemRef: { value: '7' }, Qty: 1, UnitPrice: 10 } }] });
+    fake.edit(realmId, 'Invoice', inv.id, { Line: [{ DetailType: 'SalesItemLineDetail', Amount: 10, SalesItemLineDetail: { ItemRef: { value: '7' }, Qty: 1, UnitPrice: 10 } }], SalesTermRef: { value: '9' } });
     const conflict = await failure(provider.updateInvoice(session, inv.id, inv.version, invoiceInput(c.id), 'req-d-upd-1'));
     expect(conflict.reason).toBe('conflict');
     expect(conflict.upstreamCode).toBe('5010');
@@ -417,8 +417,19 @@ describe('QuickBooks adapter: writes', () => {
       invoiceInput(c.id, { lines: [{ description: 'Corrected', amountCents: 1999, quantity: 1, unitPriceCents: 1999, itemId: '8', taxCodeId: 'TAX' }] }),
       'req-d-upd-2',
     );
-    expect(apiCalls().at(-1)!.body).toMatchObject({ Id: inv.id, SyncToken: '1', sparse: false, CustomerRef: { value: c.id } });
+    expect(apiCalls().at(-1)!.body).toMatchObject({ Id: inv.id, SyncToken: '1', sparse: true, CustomerRef: { value: c.id } });
     expect(replaced).toMatchObject({ version: '2', totalCents: 1999, lines: [{ description: 'Corrected', amountCents: 1999, taxCodeId: 'TAX' }] });
+    expect(fake.get(realmId, 'Invoice', inv.id)!.SalesTermRef).toEqual({ value: '9' });
+  });
+
+  it('voidInvoice voids with operation=void and the request id; a stale version is a conflict', async () => {
+    const { session } = sessionFor();
+    const c = await provider.createCustomer(session, { displayName: 'Void Co' }, 'req-v');
+    const inv = await provider.createInvoice(session, invoiceInput(c.id), 'req-v-inv');
+    const voided = await provider.voidInvoice(session, inv.id, inv.version, 'req-v-void');
+    expect(apiCalls().at(-1)).toMatchObject({ method: 'POST', query: { operation: 'void', requestid: 'req-v-void' }, body: { Id: inv.id, SyncToken: inv.version } });
+    expect(voided).toMatchObject({ id: inv.id, voided: true, totalCents: 0 });
+    expect((await failure(provider.voidInvoice(session, inv.id, inv.version, 'req-v-void-2'))).reason).toBe('conflict');
   });
 
   it('a voided invoice reads as voided with a zero total', async () => {

@@ -908,8 +908,14 @@ export function createQuickBooksProvider(options: QuickBooksOptions): LedgerProv
     },
 
     async updateInvoice(s, id, version, input, requestId) {
-      const payload = { ...invoiceBody(input), Id: checkId(id, 'invoice'), SyncToken: version, sparse: false };
+      // Sparse: the fields sent replace theirs (Line as a whole); what was set in QuickBooks and not sent stays.
+      const payload = { ...invoiceBody(input), Id: checkId(id, 'invoice'), SyncToken: version, sparse: true };
       const body = await api(s, 'POST', '/invoice', requestParams(requestId), payload);
+      return toInvoice(entityOf(body, 'Invoice'));
+    },
+
+    async voidInvoice(s, id, version, requestId) {
+      const body = await api(s, 'POST', '/invoice', { ...requestParams(requestId), operation: 'void' }, { Id: checkId(id, 'invoice'), SyncToken: version });
       return toInvoice(entityOf(body, 'Invoice'));
     },
 

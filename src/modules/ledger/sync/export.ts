@@ -55,7 +55,7 @@ export async function planExport(ctx: Planning, invoices: OurInvoice[], autoCrea
     if (!m.invoice_ids.includes(invoiceId) && m.invoice_ids.length < 20) m.invoice_ids.push(invoiceId);
     unmapped.set(key, m);
   };
-  for (const inv of invoices) {
+  for (const inv of invoices.filter((i) => i.status !== 'void')) {
     for (const line of inv.items) {
       const serviceId = line.service_id ?? DEFAULT_ITEM;
       if (!out.items.has(serviceId) && !out.createItems.has(serviceId)) {
@@ -81,19 +81,30 @@ export async function planExport(ctx: Planning, invoices: OurInvoice[], autoCrea
   return out;
 }
 
-/** The invoices an export selects, with their items; drafts and voided invoices never qualify. */
+/**
+ * The invoices an export selects, with their items: finalized, sent, partially paid and paid ones, and voided ones
+ * that were exported before (their void is carried to the ledger). Drafts never qualify.
+ */
 export async function selectInvoices(ctx: Planning, p: ExportParams, limit = MAX_INLINE_INVOICES): Promise<OurInvoice[]> {
-  const statuses = (p.status_filter?.length ? p.status_filter : [...EXPORTABLE_STATUSES]).filter((s) => (EXPORTABLE_STATUSES as readonly string[]).includes(s));
+  const connectionId = ctx.c.connection.connection_id;
+  const exported = async (ids: string[]) => new Set((await mappingsOf(ctx.db, ctx.actor.tenant, connectionId, ['invoice'], ids)).map((m) => m.local_id));
   if (p.invoice_id) {
     const one = await ctx.books.invoice(ctx.actor, p.invoice_id);
-    if (!(EXPORTABLE_STATUSES as readonly string[]).includes(one.status)) {
-      throw unprocessable(`Invoice ${one.invoice_number ?? one.invoice_id} is ${one.status}; only finalized, sent, partially paid and paid invoices are exported`, { reason: 'not_exportable', status: one.status });
+    const voidedExport = one.status === 'void' && (await exported([one.invoice_id])).has(one.invoice_id);
+    if (!(EXPORTABLE_STATUSES as readonly string[]).includes(one.status) && !voidedExport) {
+      throw unprocessable(`Invoice ${one.invoice_number ?? one.invoice_id} is ${one.status}; only finalized, sent, partially paid and paid invoices are exported (and voids of exported ones)`, { reason: 'not_exportable', status: one.status });
     }
     return [one];
   }
+  const statuses = p.status_filter?.length ? p.status_filter : [...EXPORTABLE_STATUSES, 'void'];
   const ids = new Set<string>();
   for (const status of statuses) {
-    for (const id of await ctx.books.invoiceIds(ctx.actor, { status, client_id: p.client_id, from: p.date_range?.start_date, to: p.date_range?.end_date })) ids.add(id);
+    let found = await ctx.books.invoiceIds(ctx.actor, { status, client_id: p.client_id, from: p.date_range?.start_date, to: p.date_range?.end_date });
+    if (status === 'void') {
+      const known = await exported(found);
+      found = found.filter((id) => known.has(id));
+    }
+    for (const id of found) ids.add(id);
     if (ids.size > limit) {
       throw unprocessable(`The selection holds more than ${limit} invoices; narrow date_range or export through POST /api/v1/quickbooks/sync/bulk`, { reason: 'too_many', limit });
     }
@@ -128,6 +139,7 @@ async function exportOne(ctx: SyncContext, dir: CustomerDirectory, plan: Plan, i
   if (mapping && seen.invoice_updated_at === inv.updated_at && mapping.sync_status === 'synced') {
     return ctx.tally.record('invoice', inv.invoice_id, mapping.external_id, 'unchanged', 'Exported and unchanged since');
   }
+  if (inv.status === 'void') return voidOne(ctx, inv, mapping!);
   const customer = await ensureCustomer(ctx, dir, await ctx.books.client(ctx.actor, inv.client_id));
   for (const [serviceId, account] of plan.createItems) {
     const svc = await ctx.books.catalogItem(ctx.actor, serviceId);
@@ -172,6 +184,25 @@ async function exportOne(ctx: SyncContext, dir: CustomerDirectory, plan: Plan, i
   const updated = await provider.updateInvoice(session, remote.id, remote.version, input, requestIdOf(tenant, realm, 'invoice-update', inv.invoice_id, inv.updated_at, remote.version));
   await updateMapping(ctx.db, tenant, mapping.mapping_id, { sync_status: 'synced', sync_error: null, last_synced_at: new Date(), external_name: updated.docNumber, metadata: snapshotOf(updated, inv) });
   return ctx.tally.record('invoice', inv.invoice_id, updated.id, 'updated');
+}
+
+/** Carries our void of an exported invoice to the ledger, unless the ledger's copy drifted meanwhile. */
+async function voidOne(ctx: SyncContext, inv: OurInvoice, mapping: MappingRow): Promise<void> {
+  const { tenant } = ctx.actor;
+  const { provider, session } = ctx.c;
+  const remote = await provider.getInvoice(session, mapping.external_id);
+  if (remote.voided) {
+    await updateMapping(ctx.db, tenant, mapping.mapping_id, { sync_status: 'synced', sync_error: null, last_synced_at: new Date(), metadata: snapshotOf(remote, inv) });
+    return ctx.tally.record('invoice', inv.invoice_id, remote.id, 'unchanged', 'Void in QuickBooks too');
+  }
+  const drift = driftOf(mapping.metadata, remote);
+  if (drift) {
+    await updateMapping(ctx.db, tenant, mapping.mapping_id, { sync_status: 'drift', sync_error: drift });
+    return ctx.tally.record('invoice', inv.invoice_id, remote.id, 'drift', `${drift}; not voided there`);
+  }
+  const voided = await provider.voidInvoice(session, remote.id, remote.version, requestIdOf(tenant, session.realmId, 'invoice-void', inv.invoice_id));
+  await updateMapping(ctx.db, tenant, mapping.mapping_id, { sync_status: 'synced', sync_error: null, last_synced_at: new Date(), metadata: snapshotOf(voided, inv) });
+  return ctx.tally.record('invoice', inv.invoice_id, remote.id, 'updated', 'Voided in QuickBooks');
 }
 
 /** Exports each planned invoice (see planExport); one invoice's failure does not stop the rest. */
