@@ -4,6 +4,7 @@ import { eventsOf, expectError } from '../../../test/client-factories.ts';
 import { startFakeQuickBooks, type FakeQuickBooks } from '../../../test/fakes/qbo-server.ts';
 import { BROWSER, buildLedgerApp, connectLedger } from '../../../test/ledger-kit.ts';
 import { buildTestApp, type TestApp } from '../../../test/harness.ts';
+import { signState } from './connection/oauth-state.ts';
 
 let fake: FakeQuickBooks;
 let t: TestApp;
@@ -85,12 +86,15 @@ describe('ledger connection (OAuth against the local QuickBooks wire-format serv
     const res = await a.admin.post('/api/v1/quickbooks/oauth/callback', { state: denied.state, error: 'access_denied', error_description: 'User denied' });
     expectError(res, 422, 'UNPROCESSABLE');
     expect(res.json().error.details).toMatchObject({ reason: 'provider_error', error: 'access_denied' });
-    // A state older than ten minutes.
+    // A state older than ten minutes (signed by this server, so only its age is wrong).
     const old = (await a.admin.post('/api/v1/quickbooks/oauth/initiate', {})).json().data;
-    await t.database.db.updateTable('ledger_oauth_states').set({ expires_at: new Date(Date.now() - 1000) }).where('tenant', '=', a.tenant).execute();
-    const [payload] = old.state.split('.');
-    expect(payload.length).toBeGreaterThan(10);
+    const claims = JSON.parse(Buffer.from(old.state.split('.')[0], 'base64url').toString());
+    const stale = signState(t.app.secretBox, { ...claims, timestamp: Date.now() - 11 * 60_000 });
+    const expired = await a.admin.post('/api/v1/quickbooks/oauth/callback', { code: 'x', state: stale, realmId: fake.realmId });
+    expectError(expired, 422, 'UNPROCESSABLE');
+    expect(expired.json().error.details.reason).toBe('state_expired');
     expectError(await a.admin.post('/api/v1/quickbooks/oauth/initiate', { redirect_uri: 'javascript:alert(1)' }), 400, 'VALIDATION_ERROR');
+    // Without a code (and no error) the state is spent but nothing connects.
     expectError(await a.admin.post('/api/v1/quickbooks/oauth/callback', { state: old.state }), 400, 'VALIDATION_ERROR');
     expect((await a.admin.get('/api/v1/quickbooks/connection/status')).json().data.connected).toBe(false);
   });

@@ -321,5 +321,13 @@ describe('ledger customer sync, bulk and full runs', () => {
     expectError(await b.admin.get(`/api/v1/quickbooks/mappings/${mapping.mapping_id}`), 404, 'NOT_FOUND');
     expectError(await b.admin.delete(`/api/v1/quickbooks/mappings/${mapping.mapping_id}`), 404, 'NOT_FOUND');
     expect((await b.admin.get('/api/v1/quickbooks/mappings')).json().data.map((m: { mapping_id: string }) => m.mapping_id)).not.toContain(mapping.mapping_id);
+    // Each tenant's calls go to its own company with its own token.
+    fake.clear();
+    await b.admin.get('/api/v1/quickbooks/accounts?refresh=true');
+    await a.admin.get('/api/v1/quickbooks/accounts?refresh=true');
+    const [first, second] = fake.received.filter((r) => r.path.includes('/query'));
+    expect([first!.path, second!.path]).toEqual(['/v3/company/5204/query', '/v3/company/5203/query']);
+    expect(first!.auth).not.toBe(second!.auth);
+    expect((await b.admin.get('/api/v1/quickbooks/connection/status')).json().data.connections.map((c: { realm_id: string }) => c.realm_id)).toEqual(['5204']);
   });
 });
