@@ -7,7 +7,7 @@ import { ledgerModule } from '../src/modules/ledger/index.ts';
 import type { Api } from './factories.ts';
 import { unique } from './factories.ts';
 import { makeClient } from './client-factories.ts';
-import type { FakeQuickBooks } from './fakes/qbo-server.ts';
+import { startFakeQuickBooks, type FakeQuickBooks } from './fakes/qbo-server.ts';
 import { buildTestApp, TEST_SECRET_KEY, type TestApp } from './harness.ts';
 
 const quiet = { info: () => undefined, error: () => undefined };
@@ -19,6 +19,17 @@ export const ledgerEnv = (fake: FakeQuickBooks) => ({
   PSA_QBO_BASE_URL: fake.url,
   PSA_QBO_RETRY_BASE_MS: '1',
 });
+
+/** A local QuickBooks server and an app configured for it (a suite's beforeAll); stop both with stopLedgerApp. */
+export async function startLedgerApp(): Promise<{ fake: FakeQuickBooks; t: TestApp }> {
+  const fake = await startFakeQuickBooks();
+  return { fake, t: await buildLedgerApp(fake) };
+}
+
+export async function stopLedgerApp(t: TestApp, fake: FakeQuickBooks): Promise<void> {
+  await t.close();
+  await fake.close();
+}
 
 export const buildLedgerApp = (fake: FakeQuickBooks, opts: { database?: TestApp['database']; env?: Record<string, string> } = {}) =>
   buildTestApp({ database: opts.database, env: { ...ledgerEnv(fake), ...opts.env } });

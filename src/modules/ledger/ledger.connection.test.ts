@@ -1,21 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTenant, makeUser } from '../../../test/factories.ts';
 import { eventsOf, expectError } from '../../../test/client-factories.ts';
-import { startFakeQuickBooks, type FakeQuickBooks } from '../../../test/fakes/qbo-server.ts';
-import { BROWSER, buildLedgerApp, connectLedger } from '../../../test/ledger-kit.ts';
+import type { FakeQuickBooks } from '../../../test/fakes/qbo-server.ts';
+import { BROWSER, buildLedgerApp, connectLedger, startLedgerApp, stopLedgerApp } from '../../../test/ledger-kit.ts';
 import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { signState } from './connection/oauth-state.ts';
 
 let fake: FakeQuickBooks;
 let t: TestApp;
-beforeAll(async () => {
-  fake = await startFakeQuickBooks();
-  t = await buildLedgerApp(fake);
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+beforeAll(async () => ({ fake, t } = await startLedgerApp()));
+afterAll(() => stopLedgerApp(t, fake));
 
 describe('ledger connection (OAuth against the local QuickBooks wire-format server)', () => {
   it('connects through the browser redirect: popup page for the public origin only, tokens sealed, status, event; a used state is refused', async () => {

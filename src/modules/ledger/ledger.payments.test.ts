@@ -2,20 +2,14 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTenant } from '../../../test/factories.ts';
 import { expectError } from '../../../test/client-factories.ts';
-import { startFakeQuickBooks, type FakeQuickBooks } from '../../../test/fakes/qbo-server.ts';
-import { buildLedgerApp, connectLedger, finalizedInvoice, seedBooks } from '../../../test/ledger-kit.ts';
+import type { FakeQuickBooks } from '../../../test/fakes/qbo-server.ts';
+import { connectLedger, finalizedInvoice, seedBooks, startLedgerApp, stopLedgerApp } from '../../../test/ledger-kit.ts';
 import type { TestApp } from '../../../test/harness.ts';
 
 let fake: FakeQuickBooks;
 let t: TestApp;
-beforeAll(async () => {
-  fake = await startFakeQuickBooks();
-  t = await buildLedgerApp(fake);
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+beforeAll(async () => ({ fake, t } = await startLedgerApp()));
+afterAll(() => stopLedgerApp(t, fake));
 
 /** A connected tenant with everything mapped and one invoice exported; returns the ledger's invoice id. */
 async function exported(realmId: string) {

@@ -2,21 +2,15 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTenant } from '../../../test/factories.ts';
 import { eventsOf, expectError } from '../../../test/client-factories.ts';
-import { startFakeQuickBooks, type FakeQuickBooks } from '../../../test/fakes/qbo-server.ts';
-import { buildLedgerApp, connectLedger, finalizedInvoice, ledgerWorker, seedBooks } from '../../../test/ledger-kit.ts';
+import type { FakeQuickBooks } from '../../../test/fakes/qbo-server.ts';
+import { connectLedger, finalizedInvoice, ledgerWorker, seedBooks, startLedgerApp, stopLedgerApp } from '../../../test/ledger-kit.ts';
 import type { TestApp } from '../../../test/harness.ts';
 import type { Api } from '../../../test/factories.ts';
 
 let fake: FakeQuickBooks;
 let t: TestApp;
-beforeAll(async () => {
-  fake = await startFakeQuickBooks();
-  t = await buildLedgerApp(fake);
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+beforeAll(async () => ({ fake, t } = await startLedgerApp()));
+afterAll(() => stopLedgerApp(t, fake));
 
 /** A connected tenant in its own company (realm), with the income account and NY tax region mapped. */
 async function ready(realmId: string, opts: { mapTax?: boolean } = {}) {

@@ -1,21 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../../../test/client-factories.ts';
 import { makeTenant, makeUser, type Api } from '../../../../test/factories.ts';
-import { startFakeQuickBooks, type FakeQuickBooks } from '../../../../test/fakes/qbo-server.ts';
+import type { FakeQuickBooks } from '../../../../test/fakes/qbo-server.ts';
 import type { TestApp } from '../../../../test/harness.ts';
-import { buildLedgerApp, connectLedger } from '../../../../test/ledger-kit.ts';
+import { connectLedger, startLedgerApp, stopLedgerApp } from '../../../../test/ledger-kit.ts';
 import { newId } from '../../../platform/ids.ts';
 
 let fake: FakeQuickBooks;
 let t: TestApp;
-beforeAll(async () => {
-  fake = await startFakeQuickBooks();
-  t = await buildLedgerApp(fake);
-});
-afterAll(async () => {
-  await t.close();
-  await fake.close();
-});
+beforeAll(async () => ({ fake, t } = await startLedgerApp()));
+afterAll(() => stopLedgerApp(t, fake));
 
 interface Check { check_type: string; status: string; message: string; details: Record<string, unknown>; response_time_ms: number }
 interface Rec { type: string; message: string; details: Record<string, unknown> }

@@ -9,27 +9,20 @@ export function findMapping(db: Executor, tenant: string, mappingId: string): Pr
   return db.selectFrom('ledger_mappings').selectAll().where('tenant', '=', tenant).where('mapping_id', '=', mappingId).executeTakeFirst();
 }
 
-export function mappingOfLocal(db: Executor, tenant: string, connectionId: string, type: LedgerEntityType, localId: string): Promise<MappingRow | undefined> {
+/** The mapping of one record, found by our side (`local_id`) or the ledger's (`external_id`). */
+function mappingBy(db: Executor, tenant: string, connectionId: string, type: LedgerEntityType, side: 'local_id' | 'external_id', value: string): Promise<MappingRow | undefined> {
   return db
     .selectFrom('ledger_mappings')
     .selectAll()
     .where('tenant', '=', tenant)
     .where('connection_id', '=', connectionId)
     .where('entity_type', '=', type)
-    .where('local_id', '=', localId)
+    .where(side, '=', value)
     .executeTakeFirst();
 }
 
-export function mappingOfExternal(db: Executor, tenant: string, connectionId: string, type: LedgerEntityType, externalId: string): Promise<MappingRow | undefined> {
-  return db
-    .selectFrom('ledger_mappings')
-    .selectAll()
-    .where('tenant', '=', tenant)
-    .where('connection_id', '=', connectionId)
-    .where('entity_type', '=', type)
-    .where('external_id', '=', externalId)
-    .executeTakeFirst();
-}
+export const mappingOfLocal = (db: Executor, tenant: string, connectionId: string, type: LedgerEntityType, localId: string) => mappingBy(db, tenant, connectionId, type, 'local_id', localId);
+export const mappingOfExternal = (db: Executor, tenant: string, connectionId: string, type: LedgerEntityType, externalId: string) => mappingBy(db, tenant, connectionId, type, 'external_id', externalId);
 
 /** Every mapping of some types for a connection (small sets: accounts, tax codes, items, or one run's records). */
 export function mappingsOf(db: Executor, tenant: string, connectionId: string, types: readonly LedgerEntityType[], localIds?: readonly string[]): Promise<MappingRow[]> {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseQuery, startFakeQuickBooks, type FakeQuickBooks } from '../../../../test/fakes/qbo-server.ts';
 import { LedgerProviderError, type InvoiceInput, type LedgerProvider, type LedgerSession } from './provider.ts';
-import { createQuickBooksProvider, fromCents, QBO_DEFAULT_URLS, toCents, type QuickBooksOptions } from './quickbooks.ts';
+import { createQuickBooksProvider, fromCents, toCents, type QuickBooksOptions } from './quickbooks.ts';
+import { loadConfig } from '../../../config.ts';
 
 const REDIRECT = 'https://psa.example.com/api/ledger/quickbooks/callback';
 
@@ -88,10 +89,20 @@ beforeEach(() => {
 });
 
 describe('QuickBooks adapter: OAuth 2', () => {
-  it('exports Intuit’s endpoints', () => {
-    expect(QBO_DEFAULT_URLS.authorizeUrl).toBe('https://appcenter.intuit.com/connect/oauth2');
-    expect(QBO_DEFAULT_URLS.tokenUrl).toBe('https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer');
-    expect(QBO_DEFAULT_URLS.revokeUrl).toBe('https://developer.api.intuit.com/v2/oauth2/tokens/revoke');
+  it('the configuration defaults to Intuit’s sandbox and OAuth endpoints, and to the local server’s for a local base URL', () => {
+    const intuit = loadConfig({ PSA_QBO_CLIENT_ID: 'id', PSA_QBO_CLIENT_SECRET: 'secret' }).quickbooks!;
+    expect(intuit).toMatchObject({
+      apiBaseUrl: 'https://sandbox-quickbooks.api.intuit.com',
+      authorizeUrl: 'https://appcenter.intuit.com/connect/oauth2',
+      tokenUrl: 'https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer',
+      revokeUrl: 'https://developer.api.intuit.com/v2/oauth2/tokens/revoke',
+      retryBaseMs: 500,
+    });
+    const local = loadConfig({ PSA_QBO_CLIENT_ID: 'id', PSA_QBO_CLIENT_SECRET: 'secret', PSA_QBO_BASE_URL: 'http://127.0.0.1:9999/' }).quickbooks!;
+    expect(local).toMatchObject({ apiBaseUrl: 'http://127.0.0.1:9999', tokenUrl: 'http://127.0.0.1:9999/oauth2/v1/tokens/bearer' });
+    expect(loadConfig({}).quickbooks).toBeUndefined();
+    expect(() => loadConfig({ PSA_QBO_CLIENT_ID: 'id' })).toThrow(/both or neither/);
+    expect(() => loadConfig({ PSA_QBO_CLIENT_ID: 'id', PSA_QBO_CLIENT_SECRET: 's', PSA_QBO_BASE_URL: 'http://intuit.example' })).toThrow(/PSA_QBO_BASE_URL/);
   });
 
   it('builds the authorize URL: client_id, response_type=code, the accounting scope, redirect_uri and state; no PKCE', () => {

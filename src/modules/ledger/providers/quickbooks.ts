@@ -63,14 +63,6 @@ import {
   type LedgerUsage,
 } from './provider.ts';
 
-export const QBO_DEFAULT_URLS = {
-  sandboxApiBaseUrl: 'https://sandbox-quickbooks.api.intuit.com',
-  productionApiBaseUrl: 'https://quickbooks.api.intuit.com',
-  authorizeUrl: 'https://appcenter.intuit.com/connect/oauth2',
-  tokenUrl: 'https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer',
-  revokeUrl: 'https://developer.api.intuit.com/v2/oauth2/tokens/revoke',
-} as const;
-
 /** The issuer Intuit's discovery documents name (no id token is requested, so it is never checked against one). */
 export const QBO_ISSUER = 'https://oauth.platform.intuit.com/op/v1';
 export const QBO_ACCOUNTING_SCOPE = 'com.intuit.quickbooks.accounting';
