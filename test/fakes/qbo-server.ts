@@ -100,6 +100,8 @@ export interface FakeQuickBooks {
   /** A token pair for a realm without the browser dance. */
   issueTokens(realmId?: string): { accessToken: string; refreshToken: string };
   expireAccessTokens(): void;
+  /** Every access token issued so far expires once n more API calls have been answered (a token lapsing mid-sync). */
+  expireAccessTokensAfter(n: number): void;
   expireRefreshTokens(): void;
   revokeAll(): void;
   /** The next n API calls answer 429 ThrottleExceeded (with Retry-After when given). */
@@ -403,6 +405,7 @@ export async function startFakeQuickBooks(opts: FakeQuickBooksOptions = {}): Pro
   let failures: PendingFailure[] = [];
   let failAfterWrite: { remaining: number; status: number } | null = null;
   const consent = { realmId: defaultRealm, deny: false };
+  let expireAfter: number | null = null;
 
   // -------------------------------------------------------------------------------------------- data
   function stamp(rec: Json, created: boolean) {
@@ -870,6 +873,10 @@ export async function startFakeQuickBooks(opts: FakeQuickBooksOptions = {}): Pro
       return send(res, f.status, f.body ?? fallback, headers);
     }
 
+    if (expireAfter !== null && expireAfter-- <= 0) {
+      expireAfter = null;
+      for (const t of accessTokens.values()) t.expiresAt = 0;
+    }
     const realmId = decodeURIComponent(m[1]!);
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const access = bearer ? accessTokens.get(bearer) : undefined;
@@ -1025,6 +1032,9 @@ export async function startFakeQuickBooks(opts: FakeQuickBooksOptions = {}): Pro
     },
     expireAccessTokens() {
       for (const t of accessTokens.values()) t.expiresAt = 0;
+    },
+    expireAccessTokensAfter(n) {
+      expireAfter = n;
     },
     expireRefreshTokens() {
       for (const g of refreshTokens.values()) g.refreshExpiresAt = 0;
