@@ -5,13 +5,9 @@ import { LedgerProviderError, type CustomerInput, type LedgerCustomer } from '..
 import type { SyncContext } from './context.ts';
 import { matchKey, requestIdOf } from './keys.ts';
 import type { Outcome } from './tally.ts';
+import type { CustomerSyncBody } from './sync.schemas.ts';
 
-export interface CustomerSyncParams {
-  client_id?: string;
-  sync_type?: 'create' | 'update' | 'bidirectional';
-  force_update?: boolean;
-  include_inactive?: boolean;
-}
+export type CustomerSyncParams = CustomerSyncBody;
 
 const customerInput = (c: OurClient): CustomerInput => ({
   displayName: c.client_name.slice(0, 500),

@@ -7,19 +7,13 @@ import { LedgerProviderError, type InvoiceInput, type LedgerInvoice } from '../p
 import type { SyncContext } from './context.ts';
 import { CustomerDirectory, ensureCustomer, isFatal } from './customers.ts';
 import { requestIdOf } from './keys.ts';
+import type { InvoiceExportBody } from './sync.schemas.ts';
 
 export const EXPORTABLE_STATUSES = ['finalized', 'sent', 'partially_paid', 'paid'] as const;
 /** One request exports at most this many invoices; a larger selection goes through POST …/sync/bulk (the worker). */
 export const MAX_INLINE_INVOICES = 500;
 
-export interface ExportParams {
-  invoice_id?: string;
-  date_range?: { start_date: string; end_date: string };
-  status_filter?: string[];
-  client_id?: string;
-  auto_create_items?: boolean;
-  skip_existing?: boolean;
-}
+export type ExportParams = InvoiceExportBody;
 
 /** What an invoice line is sent as: the ledger item and tax code it maps to (or how it will get one). */
 export interface Plan {

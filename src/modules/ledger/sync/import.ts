@@ -4,12 +4,9 @@ import { LedgerProviderError, type LedgerInvoice } from '../providers/provider.t
 import type { SyncContext } from './context.ts';
 import { isFatal } from './customers.ts';
 import { driftOf, snapshotOf } from './export.ts';
+import type { InvoiceImportBody } from './sync.schemas.ts';
 
-export interface ImportParams {
-  qbo_invoice_id?: string;
-  date_range?: { start_date: string; end_date: string };
-  import_payments?: boolean;
-}
+export type ImportParams = InvoiceImportBody;
 
 /**
  * Reads ledger invoices and reconciles them with ours, never creating invoices here (numbers and totals are ours):

@@ -7,15 +7,9 @@ import { deleteMapping, insertMapping, mappingOfExternal, mappingsOf, paymentMap
 import { LedgerProviderError, type LedgerPayment } from '../providers/provider.ts';
 import type { SyncContext } from './context.ts';
 import { isFatal } from './customers.ts';
+import type { PaymentSyncBody } from './sync.schemas.ts';
 
-export interface PaymentSyncParams {
-  /** One ledger payment. */
-  qbo_payment_id?: string;
-  /** Ledger payments by transaction date; without it, what changed since the last payment sync (change data capture). */
-  date_range?: { start_date: string; end_date: string };
-  /** Report amounts no invoice received in the ledger (they are never applied here). */
-  include_unapplied?: boolean;
-}
+export type PaymentSyncParams = PaymentSyncBody;
 
 /** How far back change data capture reaches in QuickBooks, and the overlap kept between runs. */
 const CDC_WINDOW_MS = 30 * 86_400_000;

@@ -39,6 +39,12 @@ const checkImport = bodyChecker(InvoiceImportBody);
 const checkPayments = bodyChecker(PaymentSyncBody);
 const CHECKERS = { customer_sync: checkCustomers, invoice_export: checkExport, invoice_import: checkImport, payment_sync: checkPayments } as const;
 
+/** A date_range must not end before it starts. */
+function checkDateRange(body: object, path: string): void {
+  const r = (body as { date_range?: { start_date: string; end_date: string } }).date_range;
+  if (r && r.start_date > r.end_date) throw validation(`${path}.date_range.start_date`, 'must not be after end_date');
+}
+
 export interface SyncDeps {
   db: Kysely<DB>;
   connections: ConnectionsService;
@@ -75,12 +81,12 @@ const toRun = (r: RunRow, realmId: string): SyncRun => ({
 export function createSyncService(deps: SyncDeps) {
   const { db, connections, reference, books } = deps;
 
-  async function newRun(tenant: string, c: Connected, op: LedgerOperation, parameters: object, requestedBy: string | null, extra: { parentId?: string; attempt?: number; status?: LedgerRunStatus } = {}): Promise<string> {
+  /** A run that starts now, in the request. */
+  async function newRun(tenant: string, c: Connected, op: LedgerOperation, parameters: object, requestedBy: string | null, attempt = 1): Promise<string> {
     const syncId = newId();
     await insertRun(db, {
       tenant, sync_id: syncId, connection_id: c.connection.connection_id, operation_type: op, parameters: JSON.stringify(parameters),
-      parent_sync_id: extra.parentId ?? null, requested_by: requestedBy, attempt: extra.attempt ?? 1, status: extra.status ?? 'in_progress',
-      started_at: extra.status === 'pending' ? null : new Date(),
+      requested_by: requestedBy, attempt, status: 'in_progress', started_at: new Date(),
     });
     return syncId;
   }
@@ -134,7 +140,6 @@ export function createSyncService(deps: SyncDeps) {
 
   /** An export as a function of a context: select, plan (a 422 before any run exists when unmapped), export. */
   async function prepareExport(actor: Actor, c: Connected, body: InvoiceExportBody, limit?: number) {
-    if (body.date_range && body.date_range.start_date > body.date_range.end_date) throw validation('body.date_range.start_date', 'must not be after end_date');
     const invoices = await selectInvoices({ db, actor, c, books }, body, limit);
     const planned = await planExport({ db, actor, c, books }, invoices, body.auto_create_items ?? true);
     return (ctx: SyncContext) => exportInvoices(ctx, body, invoices, planned);
@@ -164,10 +169,7 @@ export function createSyncService(deps: SyncDeps) {
   async function inline(actor: Actor, realmId: string | undefined, op: LedgerOperation, body: Record<string, unknown>): Promise<SyncRunDetail> {
     const c = await connections.connected(actor.tenant, realmId);
     if (typeof body.client_id === 'string' && op === 'customer_sync') await books.client(actor, body.client_id);
-    for (const k of ['date_range'] as const) {
-      const r = body[k] as { start_date: string; end_date: string } | undefined;
-      if (r && r.start_date > r.end_date) throw validation(`body.${k}.start_date`, 'must not be after end_date');
-    }
+    checkDateRange(body, 'body');
     const run = await operationOf(actor, c, op, body);
     const syncId = await newRun(actor.tenant, c, op, body, actor.userId);
     await runOp(actor, c, syncId, run, true);
@@ -200,7 +202,9 @@ export function createSyncService(deps: SyncDeps) {
       const params = (o.parameters ?? {}) as Record<string, unknown>;
       if (typeof params !== 'object' || params === null || Array.isArray(params)) throw validation(`body.operations.${i}.parameters`, 'must be an object');
       try {
-        return { op: o.operation_type, parameters: CHECKERS[o.operation_type](params) };
+        const parameters = CHECKERS[o.operation_type](params);
+        checkDateRange(parameters, `body.operations.${i}.parameters`);
+        return { op: o.operation_type, parameters };
       } catch (err) {
         if (err instanceof AppError) throw validation(`body.operations.${i}.parameters`, err.message);
         throw err;
@@ -332,7 +336,7 @@ export function createSyncService(deps: SyncDeps) {
       }
       const params = row.parameters;
       const op = await operationOf(actor, c, row.operation_type, params);
-      const retryId = await newRun(actor.tenant, c, row.operation_type, params, actor.userId, { attempt });
+      const retryId = await newRun(actor.tenant, c, row.operation_type, params, actor.userId, attempt);
       await runOp(actor, c, retryId, op, true);
       return detail(actor.tenant, c, retryId);
     },
