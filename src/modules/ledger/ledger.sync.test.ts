@@ -172,6 +172,22 @@ describe('ledger invoice export', () => {
     expect(fake.get('5102', 'Invoice', remote.Id)!.DocNumber).toBe('CHANGED-1');
   });
 
+  it('creates a QuickBooks item for an unmapped service under the default income account, or takes the one of that name', async () => {
+    const { admin, books } = await ready('5106');
+    const svc = (await admin.get(`/api/v1/services/${books.service}`)).json().data;
+    const same = fake.seed('5106', 'Item', { Name: svc.service_name, Type: 'Service', Active: true, IncomeAccountRef: { value: '1' } });
+    const other = (await admin.post('/api/v1/services', { custom_service_type_id: svc.custom_service_type_id, service_name: 'Backup seats', billing_method: 'fixed', unit_of_measure: 'seat', default_rate: 900 })).json().data.service_id;
+    const items = fake.list('5106', 'Item').length;
+    const draft = (await admin.post('/api/v1/invoices', { client_id: books.client.client_id, issue_date: '2026-10-03', items: [{ service_id: books.service, quantity: 1 }, { service_id: other, quantity: 2 }] })).json().data;
+    await admin.post(`/api/v1/invoices/${draft.invoice_id}/finalize`, {});
+    const run = (await admin.post('/api/v1/quickbooks/invoices/export', { invoice_id: draft.invoice_id })).json().data;
+    expect(run.status).toBe('completed');
+    const mapped = Object.fromEntries((await admin.get('/api/v1/quickbooks/mappings?entity_type=item')).json().data.map((m: { local_id: string; external_id: string }) => [m.local_id, m.external_id]));
+    expect(mapped[books.service]).toBe(same.Id);
+    expect(fake.list('5106', 'Item')).toHaveLength(items + 1);
+    expect(fake.get('5106', 'Item', mapped[other])).toMatchObject({ Name: 'Backup seats', IncomeAccountRef: { value: '1' } });
+  });
+
   it('carries our void of an exported invoice to the ledger once', async () => {
     const { admin, books } = await ready('5105');
     await admin.post('/api/v1/quickbooks/mappings', { entity_type: 'item', local_id: books.service, external_id: '7', is_default: true });

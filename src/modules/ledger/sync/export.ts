@@ -3,7 +3,7 @@ import { newId } from '../../../platform/ids.ts';
 import type { OurInvoice } from '../books.ts';
 import { insertMapping, mappingOfLocal, mappingsOf, updateMapping, type MappingRow } from '../mappings/mappings.repo.ts';
 import { taxRegionKey } from '../mappings/mappings.service.ts';
-import { LedgerProviderError, type InvoiceInput, type LedgerInvoice } from '../providers/provider.ts';
+import { LedgerProviderError, type InvoiceInput, type LedgerInvoice, type LedgerItem } from '../providers/provider.ts';
 import type { SyncContext } from './context.ts';
 import { CustomerDirectory, ensureCustomer, isFatal } from './customers.ts';
 import { requestIdOf } from './keys.ts';
@@ -123,6 +123,24 @@ export function driftOf(seen: Record<string, unknown>, remote: LedgerInvoice): s
   return changes.length > 0 ? `Changed in QuickBooks since the last export: ${changes.join(', ')}` : null;
 }
 
+/**
+ * A ledger item for a catalogue service: created under the income account, or — when the ledger already has an
+ * item of that name (QuickBooks refuses a duplicate name) — that item.
+ */
+async function itemFor(ctx: SyncContext, serviceId: string, incomeAccountId: string): Promise<LedgerItem> {
+  const { provider, session } = ctx.c;
+  const svc = await ctx.books.catalogItem(ctx.actor, serviceId);
+  const name = svc.name.slice(0, 100);
+  try {
+    return await provider.createItem(session, { name, incomeAccountId, description: svc.description }, requestIdOf(ctx.actor.tenant, session.realmId, 'item', serviceId));
+  } catch (err) {
+    if (!(err instanceof LedgerProviderError && err.reason === 'conflict')) throw err;
+    const existing = (await ctx.reference.items(ctx.actor.tenant, session.realmId, true)).find((i) => i.name.toLowerCase() === name.toLowerCase());
+    if (!existing) throw err;
+    return existing;
+  }
+}
+
 async function exportOne(ctx: SyncContext, dir: CustomerDirectory, plan: Plan, inv: OurInvoice, p: ExportParams): Promise<void> {
   const { tenant } = ctx.actor;
   const { provider, session } = ctx.c;
@@ -136,8 +154,7 @@ async function exportOne(ctx: SyncContext, dir: CustomerDirectory, plan: Plan, i
   if (inv.status === 'void') return voidOne(ctx, inv, mapping!);
   const customer = await ensureCustomer(ctx, dir, await ctx.books.client(ctx.actor, inv.client_id));
   for (const [serviceId, account] of plan.createItems) {
-    const svc = await ctx.books.catalogItem(ctx.actor, serviceId);
-    const made = await provider.createItem(session, { name: svc.name.slice(0, 100), incomeAccountId: account, description: svc.description }, requestIdOf(tenant, realm, 'item', serviceId));
+    const made = await itemFor(ctx, serviceId, account);
     await insertMapping(ctx.db, { tenant, mapping_id: newId(), connection_id: ctx.c.connection.connection_id, entity_type: 'item', local_id: serviceId, external_id: made.id, external_name: made.name, last_synced_at: new Date(), metadata: '{}' })
       .catch((err) => { if ((err as { code?: unknown }).code !== '23505') throw err; });
     plan.items.set(serviceId, made.id);
