@@ -18,6 +18,8 @@ import { mappingsRoutes } from './mappings/mappings.routes.ts';
 import { createMappingsService } from './mappings/mappings.service.ts';
 import type { LedgerProvider } from './providers/provider.ts';
 import { ledgerProviderOf } from './providers/registry.ts';
+import { healthMonitorSchedule } from './health/monitor.ts';
+import { OutboundClient } from '../../platform/net/outbound-http.ts';
 import { referenceRoutes } from './reference/reference.routes.ts';
 import { createReferenceService } from './reference/reference.service.ts';
 import { syncRoutes } from './sync/sync.routes.ts';
@@ -75,8 +77,12 @@ export const ledgerModule = defineModule({
   worker: (deps) => {
     const books = ourBooks(createClientsModule({ db: deps.db }), createBillingModule({ db: deps.db }));
     const ledger = createLedgerModule({ db: deps.db, secretBox: deps.secretBox, config: deps.config, books });
+    let own: OutboundClient | undefined;
+    const outbound = () => deps.outbound ?? (own ??= new OutboundClient({ allowPrivate: deps.config.webhookAllowPrivate }));
+    const monitor = { db: deps.db, health: ledger.health, mailer: deps.mailer, log: deps.log, postJson: (url: string, body: string) => outbound().post(url, body, { 'content-type': 'application/json' }, 10_000) };
     return {
       jobs: [{ name: LEDGER_SYNC_JOB, maxAttempts: 3, handle: (payload, ctx) => ledger.sync.execute(ctx.tenant, String((payload as { sync_id: string }).sync_id)) }],
+      schedules: [healthMonitorSchedule(monitor)],
     };
   },
 });

@@ -28,6 +28,9 @@ export interface LedgerConnectionsTable {
   last_validated_at: Date | null;
   last_refreshed_at: Date | null;
   last_error: string | null;
+  health_checked_at: Generated<Date | null>;
+  health_status: Generated<string | null>;
+  health_alerted_at: Generated<Date | null>;
   connected_by: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import type { LedgerConnectionsTable } from '../../../platform/db/schema.ledger.ts';
 
@@ -27,11 +27,11 @@ export function findConnectionByRealm(db: Executor, tenant: string, provider: st
   return db.selectFrom('ledger_connections').selectAll().where('tenant', '=', tenant).where('provider', '=', provider).where('realm_id', '=', realmId).executeTakeFirst();
 }
 
-export async function updateConnection(db: Executor, tenant: string, connectionId: string, values: Partial<Omit<ConnectionRow, 'tenant' | 'connection_id' | 'created_at'>>): Promise<void> {
+export async function updateConnection(db: Executor, tenant: string, connectionId: string, values: Updateable<LedgerConnectionsTable>): Promise<void> {
   await db.updateTable('ledger_connections').set({ ...values, updated_at: new Date() }).where('tenant', '=', tenant).where('connection_id', '=', connectionId).execute();
 }
 
-export async function insertConnection(db: Executor, row: Omit<ConnectionRow, 'created_at' | 'updated_at'>): Promise<void> {
+export async function insertConnection(db: Executor, row: Insertable<LedgerConnectionsTable>): Promise<void> {
   await db.insertInto('ledger_connections').values(row).execute();
 }
 
@@ -55,4 +55,16 @@ export async function consumeOAuthState(db: Executor, tenant: string, nonce: str
     .returning('nonce')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Every connected company of every tenant with its tenant's health configuration (the monitor's round). */
+export function monitoredConnections(db: Executor) {
+  return db
+    .selectFrom('ledger_connections as c')
+    .leftJoin('ledger_health_config as h', 'h.tenant', 'c.tenant')
+    .select(['c.tenant', 'c.connection_id', 'c.realm_id', 'c.display_name', 'c.health_checked_at', 'c.health_status', 'c.health_alerted_at', 'h.config'])
+    .where('c.status', '<>', 'disconnected')
+    .orderBy('c.tenant')
+    .orderBy('c.connection_id')
+    .execute();
 }

@@ -49,7 +49,7 @@ const RANK: Record<CheckStatus, number> = { healthy: 0, warning: 1, critical: 2 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The stored JSON over the defaults (fields unknown to this version are dropped, missing ones defaulted). */
-function configOf(stored: Record<string, unknown> | undefined): StoredHealthConfig {
+export function configOf(stored: Record<string, unknown> | undefined): StoredHealthConfig {
   const d = HEALTH_CONFIG_DEFAULTS;
   const s = stored ?? {};
   const pick = <T extends object>(defaults: T, value: unknown): T => {
@@ -341,6 +341,12 @@ export function createHealthService(deps: HealthDeps) {
   }
 
   return {
+    /** The health of one company with the tenant's configuration (the monitor's entry, no actor needed). */
+    async healthFor(tenant: string, realmId: string): Promise<{ health: Health; config: StoredHealthConfig }> {
+      const config = configOf((await findHealthConfig(db, tenant))?.config);
+      return { health: await healthOf(tenant, await connections.connected(tenant, realmId), config), config };
+    },
+
     async health(actor: Actor, realmId: string | undefined): Promise<Health> {
       const c = await connections.connected(actor.tenant, realmId);
       return healthOf(actor.tenant, c, configOf((await findHealthConfig(db, actor.tenant))?.config));

@@ -31,6 +31,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       last_validated_at timestamptz(3),
       last_refreshed_at timestamptz(3),
       last_error text,
+      -- The health monitor's last look (when, the overall status) and when it last alerted.
+      health_checked_at timestamptz(3),
+      health_status text,
+      health_alerted_at timestamptz(3),
       connected_by uuid,
       created_at timestamptz(3) not null default now(),
       updated_at timestamptz(3) not null default now(),
