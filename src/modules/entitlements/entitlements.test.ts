@@ -70,7 +70,7 @@ describe('POST /api/v1/feature-access', () => {
     const tech = await makeUser(t, tenant, { role: 'Technician' });
     const res = await tech.api.post('/api/v1/feature-access', { feature_name: 'accounting_sync' });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().data).toMatchObject({ user_id: tech.userId, has_access: false, reason: 'missing_permissions', missing_permissions: ['ledger:update'] });
+    expect(res.json().data).toMatchObject({ user_id: tech.userId, has_access: false, reason: 'missing_permissions', missing_permissions: ['ledger:write'] });
     const scoped = await makeUser(t, tenant, { role: 'Admin', scopes: ['client:read'] });
     expect((await scoped.api.post('/api/v1/feature-access', { feature_name: 'ticketing' })).json().data).toMatchObject({ reason: 'missing_permissions', missing_permissions: ['ticket:read'] });
     expect((await scoped.api.post('/api/v1/feature-access', { feature_name: 'client_management', user_id: scoped.userId })).json().data).toMatchObject({ reason: 'granted' });
@@ -132,7 +132,7 @@ describe('GET /api/v1/features', () => {
     });
     expect(by('ai_assistant')).toMatchObject({ has_access: true, reason: 'granted' });
     expect(by('advanced_reporting')).toMatchObject({ has_access: false, reason: 'plan_excludes_feature' });
-    expect(by('accounting_sync')).toMatchObject({ has_access: false, reason: 'missing_permissions', missing_permissions: ['ledger:update'] });
+    expect(by('accounting_sync')).toMatchObject({ has_access: false, reason: 'missing_permissions', missing_permissions: ['ledger:write'] });
   });
 
   it('rejects query parameters (400) and needs a key (401)', async () => {

@@ -22,7 +22,7 @@ describe('the feature registry', () => {
       for (const p of f.permissions) expect(isPermission(p), `${f.name}: ${p}`).toBe(true);
       expect(f.plans.length + f.addons.length, f.name).toBeGreaterThan(0);
     }
-    expect(findFeature('accounting_sync')).toMatchObject({ plans: ['pro', 'premium'], permissions: ['ledger:update'] });
+    expect(findFeature('accounting_sync')).toMatchObject({ plans: ['pro', 'premium'], permissions: ['ledger:write'] });
     expect(findFeature('rmm_integration')!.addons).toEqual(['rmm']);
     expect(findFeature('nope')).toBeUndefined();
   });
@@ -55,7 +55,7 @@ describe('decideAccess', () => {
     expect(decide('ticketing', { subscription_status: 'unpaid' }).reason).toBe('subscription_inactive');
     expect(decide('advanced_reporting', {}).reason).toBe('plan_excludes_feature');
     expect(decide('ai_assistant', { plan: 'premium' }).reason).toBe('addon_required');
-    expect(decide('accounting_sync', {}, { permissions: new Set(['ledger:read']), isInactive: false })).toMatchObject({ reason: 'missing_permissions', missing_permissions: ['ledger:update'] });
+    expect(decide('accounting_sync', {}, { permissions: new Set(['ledger:read']), isInactive: false })).toMatchObject({ reason: 'missing_permissions', missing_permissions: ['ledger:write'] });
     expect(decide('project_management', { plan: 'enterprise' }).reason).toBe('plan_excludes_feature');
   });
 

@@ -43,7 +43,7 @@ export const FEATURES: readonly Feature[] = [
   feature({ name: 'automation', description: 'Workflow automation rules', plans: PRO_UP, permissions: ['automation:read'] }),
   feature({ name: 'webhooks', description: 'Outbound webhooks', plans: PRO_UP, permissions: ['webhook:read'] }),
   feature({ name: 'document_storage', description: 'Documents and key-value storage', plans: PRO_UP, permissions: ['storage:read'] }),
-  feature({ name: 'accounting_sync', description: 'Sync with the accounting ledger', plans: PRO_UP, permissions: ['ledger:update'] }),
+  feature({ name: 'accounting_sync', description: 'Sync with the accounting ledger', plans: PRO_UP, permissions: ['ledger:write'] }),
   feature({ name: 'advanced_reporting', description: 'Profitability and utilisation analytics', plans: ['premium'], permissions: ['invoice:read', 'time_entry:read'], readOnly: true }),
   feature({ name: 'inbound_webhooks', description: 'Inbound webhook receivers', plans: ['premium'], permissions: ['inbound_webhook:read'] }),
   feature({ name: 'rmm_integration', description: 'Remote monitoring and management integration', plans: [], addons: ['rmm'], permissions: ['asset:update'] }),
