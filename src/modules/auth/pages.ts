@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { prefersHtml as prefersHtmlAccept } from '../../platform/http/accept.ts';
 import type { ErrorInfo, PageData, ProviderInfo } from './auth.schemas.ts';
 
 /**
@@ -36,12 +37,7 @@ export function wantsJson(req: FastifyRequest, bodyFlag?: boolean | 'true' | 'fa
   return accept.includes('application/json') && !prefersHtml(req);
 }
 
-export function prefersHtml(req: FastifyRequest): boolean {
-  const accept = req.headers.accept ?? '';
-  const html = accept.indexOf('text/html');
-  const json = accept.indexOf('application/json');
-  return html !== -1 && (json === -1 || html < json);
-}
+export const prefersHtml = (req: FastifyRequest): boolean => prefersHtmlAccept(req.headers.accept);
 
 interface HtmlForm {
   action: string;

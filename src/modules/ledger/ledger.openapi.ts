@@ -18,6 +18,3 @@ export const RealmQuery = Type.Object(
   { realm_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The ledger company (QuickBooks realm id); default: the default connection' })) },
   { additionalProperties: false },
 );
-
-/** The body of an action route that takes none (an empty object, or no body at all, with emptyBodyIsObject). */
-export const NoBody = Type.Object({}, { additionalProperties: false, description: 'No body (an empty object is accepted)' });

@@ -22,6 +22,10 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 }
 
 export const IdParams = Type.Object({ id: Id }, { additionalProperties: false });
+/** The query string of a route that takes none (unknown parameters are a 400). */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+/** The body of an action route that takes none: an empty object, or no body with `emptyBodyIsObject`. */
+export const NoBody = Type.Object({}, { additionalProperties: false, description: 'No body (an empty object is accepted)' });
 
 export const ErrorEnvelope = Type.Object(
   {

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { Type } from 'typebox';
+import { NoQuery } from '../../../platform/http/schemas.ts';
 import { AppError } from '../../../platform/http/errors.ts';
+import { prefersHtml } from '../../../platform/http/accept.ts';
 import { emptyBodyIsObject } from '../../../platform/http/empty-body.ts';
 import { errorBody, LEDGER_ERRORS, RealmQuery, tags } from '../ledger.openapi.ts';
 import {
@@ -20,14 +21,7 @@ import type { ConnectionsService } from './connections.service.ts';
 import { popupPage, type PopupMessage } from './popup.ts';
 import type { TakeResult } from '../../../platform/http/rate-limit/token-bucket.ts';
 
-const NoQuery = Type.Object({}, { additionalProperties: false });
 const HTML = { 'text/html': { schema: { type: 'string' } } };
-
-const prefersHtml = (accept: string | undefined): boolean => {
-  const html = accept?.indexOf('text/html') ?? -1;
-  const json = accept?.indexOf('application/json') ?? -1;
-  return html !== -1 && (json === -1 || html < json);
-};
 
 /**
  * How the redirect reports a failed completion: a state that cannot be trusted (forged, foreign, expired, used)

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { NoBody, NoQuery } from '../../../platform/http/schemas.ts';
 import { emptyBodyIsObject } from '../../../platform/http/empty-body.ts';
-import { LEDGER_ERRORS, NoBody, RealmQuery, tags } from '../ledger.openapi.ts';
+import { LEDGER_ERRORS, RealmQuery, tags } from '../ledger.openapi.ts';
 import { DiagnosticsResponse, HealthConfigBody, HealthConfigResponse, HealthResponse } from './health.schemas.ts';
 import type { HealthService } from './health.service.ts';
 
-const NoQuery = Type.Object({}, { additionalProperties: false });
 const read = { permission: 'ledger:read' };
 const admin = { permission: 'ledger:admin' };
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { NoQuery } from '../../../platform/http/schemas.ts';
 import { LEDGER_ERRORS, RealmQuery, tags } from '../ledger.openapi.ts';
 import {
   CreateMappingBody,
@@ -13,9 +14,7 @@ import {
   UpdateMappingBody,
 } from './mappings.schemas.ts';
 import type { MappingsService } from './mappings.service.ts';
-import { Type } from 'typebox';
 
-const NoQuery = Type.Object({}, { additionalProperties: false });
 const read = { permission: 'ledger:read' };
 const write = { permission: 'ledger:write' };
 

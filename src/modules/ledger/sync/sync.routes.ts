@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { NoBody, NoQuery } from '../../../platform/http/schemas.ts';
 import { emptyBodyIsObject } from '../../../platform/http/empty-body.ts';
-import { LEDGER_ERRORS, NoBody, RealmQuery, tags } from '../ledger.openapi.ts';
+import { LEDGER_ERRORS, RealmQuery, tags } from '../ledger.openapi.ts';
 import { BulkSyncBody, CustomerSyncBody, InvoiceExportBody, InvoiceImportBody, PaymentSyncBody, SyncHistoryQuery, SyncParams, SyncRunListResponse, SyncRunResponse, SyncStatusResponse } from './sync.schemas.ts';
 import type { SyncService } from './sync.service.ts';
 
-const NoQuery = Type.Object({}, { additionalProperties: false });
 const read = { permission: 'ledger:read' };
 const write = { permission: 'ledger:write' };
 const location = (id: string) => `/api/v1/quickbooks/sync/status/${id}`;
