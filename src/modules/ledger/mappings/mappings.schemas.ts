@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { dataOf, Id, listOf, listQuery, Nullable, Timestamp } from '../../../platform/http/schemas.ts';
+import { RealmId } from '../ledger.openapi.ts';
 
 export const ENTITY_TYPES = ['customer', 'invoice', 'payment', 'item', 'tax_code', 'account', 'term', 'payment_method'] as const;
 export const SYNC_STATUSES = ['synced', 'pending', 'error', 'conflict', 'drift'] as const;
 export const ACCOUNT_TYPES = ['income', 'expense', 'asset', 'liability', 'equity', 'bank', 'receivable'] as const;
 
-const RealmId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The ledger company; default: the default connection' });
 const ExternalId = Type.String({ minLength: 1, maxLength: 64, description: "The ledger's id of the record" });
 
 export const Mapping = Type.Object({

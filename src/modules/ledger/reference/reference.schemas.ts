@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { listOf, Nullable } from '../../../platform/http/schemas.ts';
+import { RealmId } from '../ledger.openapi.ts';
 
 const RefId = Type.String({ description: "The ledger's id" });
 
@@ -10,7 +11,7 @@ export const LedgerAccountView = Type.Object({
 });
 export const LedgerItemView = Type.Object({
   id: RefId, name: Type.String(), type: Nullable(Type.String()), active: Type.Boolean(), description: Nullable(Type.String()),
-  unit_price_cents: Nullable(Type.Integer()), income_account_id: Nullable(Type.String()),
+  unit_price_cents: Nullable(Type.Integer({ description: "The item's price, in integer cents of the company's currency" })), income_account_id: Nullable(Type.String()),
 });
 export const LedgerTaxCodeView = Type.Object({ id: RefId, name: Type.String(), description: Nullable(Type.String()), active: Type.Boolean(), taxable: Nullable(Type.Boolean()) });
 export const LedgerTermView = Type.Object({ id: RefId, name: Type.String(), type: Nullable(Type.String({ description: 'STANDARD | DATE_DRIVEN' })), due_days: Nullable(Type.Integer()), active: Type.Boolean() });
@@ -18,7 +19,7 @@ export const LedgerPaymentMethodView = Type.Object({ id: RefId, name: Type.Strin
 
 export const ReferenceQuery = Type.Object(
   {
-    realm_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Default: the default connection' })),
+    realm_id: Type.Optional(RealmId),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
     active: Type.Optional(Type.Boolean({ description: 'Only active (true) or inactive (false) records' })),

@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { dataOf, DateOnly, Id, listOf, listQuery, Nullable, Timestamp } from '../../../platform/http/schemas.ts';
+import { RealmId } from '../ledger.openapi.ts';
 
 export const OPERATIONS = ['customer_sync', 'invoice_export', 'invoice_import', 'payment_sync', 'full_sync', 'bulk_sync'] as const;
 export const RUN_STATUSES = ['pending', 'in_progress', 'completed', 'partial', 'failed', 'cancelled'] as const;
 /** Operations a bulk request may list. */
 export const BULK_OPERATIONS = ['customer_sync', 'invoice_export', 'invoice_import', 'payment_sync'] as const;
 
-const RealmId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The ledger company; default: the default connection' });
 
 export const SyncRun = Type.Object({
   sync_id: Id,
