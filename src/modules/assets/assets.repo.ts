@@ -3,7 +3,7 @@ import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { AssetStatus, AssetsTable } from '../../platform/db/schema.assets.ts';
 import type { ClientsTable, DB } from '../../platform/db/schema.ts';
-import { defineList, orderedRows } from '../../platform/http/list.ts';
+import { defineList, orderedRows, whenUnfiltered } from '../../platform/http/list.ts';
 import type { AssetSortField, WarrantyStatus } from './assets.schemas.ts';
 import { addDays, todayUtc, WARRANTY_EXPIRING_SOON_DAYS } from './assets.warranty.ts';
 
@@ -129,6 +129,9 @@ export function assetList(db: Executor, tenant: string, f: AssetFilter) {
     defaultSort: 'created_at',
     defaultOrder: 'desc',
     tieBreaker: 'a.asset_id',
+    // Every asset has a client (NOT NULL, foreign key), so the inner join never changes the count. `today`
+    // only dates the warranty filter.
+    counter: whenUnfiltered({ ...f, today: undefined }, { tenant, list: 'assets' }),
   });
 }
 

@@ -3,7 +3,7 @@ import type { Executor } from '../../platform/db/executor.ts';
 import { preparedQuery } from '../../platform/db/prepared.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { BillingCycle, ClientType, ClientsTable } from '../../platform/db/schema.ts';
-import { defineList } from '../../platform/http/list.ts';
+import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 
 export type ClientRow = Selectable<ClientsTable>;
 
@@ -160,6 +160,8 @@ export function clientList(db: Executor, tenant: string, f: ClientListFilter) {
     defaultOrder: 'asc',
     tieBreaker: 'c.client_id',
     updatedAt: 'c.updated_at',
+    // The maintained total counts the tenant's clients that are not merged: exactly this list unfiltered.
+    counter: whenUnfiltered({ ...f, includeMerged: f.includeMerged || undefined }, { tenant, list: 'clients' }),
     lateJoin: (page) =>
       db
         .selectFrom(page.as('c'))

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { ContactsTable } from '../../platform/db/schema.ts';
 import { likePattern } from '../../platform/db/like.ts';
-import { defineList } from '../../platform/http/list.ts';
+import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 
 export type ContactRow = Selectable<ContactsTable>;
 
@@ -47,5 +47,6 @@ export function contactList(db: Executor, tenant: string, f: ContactListFilter) 
     defaultOrder: 'asc',
     tieBreaker: 'contact_id',
     updatedAt: 'updated_at',
+    counter: whenUnfiltered(f, { tenant, list: 'contacts' }),
   });
 }

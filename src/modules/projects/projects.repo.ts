@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { ProjectsTable } from '../../platform/db/schema.projects.ts';
-import { defineList } from '../../platform/http/list.ts';
+import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 
 export type ProjectRow = Selectable<ProjectsTable>;
 
@@ -167,6 +167,7 @@ export function projectList(db: Executor, tenant: string, f: ProjectFilter) {
     defaultSort: 'project_number',
     defaultOrder: 'asc',
     tieBreaker: 'p.project_id',
+    counter: whenUnfiltered(f, { tenant, list: 'projects' }),
   });
 }
 

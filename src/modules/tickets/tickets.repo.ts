@@ -3,7 +3,7 @@ import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import { preparedQuery } from '../../platform/db/prepared.ts';
 import type { TicketsTable } from '../../platform/db/schema.ts';
-import { defineList } from '../../platform/http/list.ts';
+import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 
 export type TicketRow = Selectable<TicketsTable>;
 
@@ -240,5 +240,6 @@ export function ticketList(db: Executor, tenant: string, f: TicketListFilter) {
     defaultOrder: 'asc',
     tieBreaker: 't.ticket_id',
     updatedAt: 't.updated_at',
+    counter: whenUnfiltered(f, { tenant, list: 'tickets' }),
   });
 }

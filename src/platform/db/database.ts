@@ -5,7 +5,8 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import type { DB } from './schema.ts';
 import { acquireDataDirLock } from './data-dir-lock.ts';
-import { PREPARED_TEXTS } from './prepared.ts';
+import { preparedStatementName } from './prepared.ts';
+import { parseTimestamptz } from './timestamptz.ts';
 
 export type Engine = 'pg' | 'pglite';
 
@@ -22,26 +23,22 @@ export interface Database {
 
 const DATE_OID = 1082;
 const INT8_OID = 20;
+const TIMESTAMPTZ_OID = 1184;
 
 // DATE stays a 'YYYY-MM-DD' string (pg would turn it into a local-midnight Date); bigint counts become numbers.
 pg.types.setTypeParser(DATE_OID, (v) => v);
 pg.types.setTypeParser(INT8_OID, (v) => Number(v));
-
-const statementNames = new Map<string, string>();
-const statementName = (text: string): string => {
-  let name = statementNames.get(text);
-  if (!name) statementNames.set(text, (name = `psa_${statementNames.size + 1}`));
-  return name;
-};
+const pgTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID) as (text: string) => Date | string | number;
+pg.types.setTypeParser(TIMESTAMPTZ_OID, (v) => parseTimestamptz(v, pgTimestamptz));
 
 /**
- * A pg client that runs the texts registered through preparedQuery() as named prepared statements:
- * each connection parses and plans them once. Everything else runs as usual (unnamed).
+ * A pg client that runs the texts registered through preparedQuery(), or marked with PREPARE_MARK, as
+ * named prepared statements: each connection parses and plans them once. Everything else runs as usual.
  */
 class PreparingClient extends pg.Client {
   override query(config: unknown, values?: unknown, callback?: unknown): never {
-    const named = typeof config === 'string' && PREPARED_TEXTS.has(config) ? { name: statementName(config), text: config } : config;
-    return (super.query as (...args: unknown[]) => never)(named, values, callback);
+    const name = typeof config === 'string' ? preparedStatementName(config) : undefined;
+    return (super.query as (...args: unknown[]) => never)(name ? { name, text: config } : config, values, callback);
   }
 }
 

@@ -3,9 +3,32 @@ import type { Executor } from './executor.ts';
 
 /**
  * SQL texts that run as named prepared statements on PostgreSQL (see database.ts). Only texts
- * registered here are prepared, so the set stays small and known: hot, fixed-shape queries.
+ * registered here, or ending with PREPARE_MARK, are prepared, so the set stays small and known.
  */
 export const PREPARED_TEXTS = new Set<string>();
+
+/**
+ * Appended (with `modifyEnd`) to a query the builder assembles per request from a few shapes — a
+ * list's page for each combination of filters and sort — so that it runs prepared too.
+ */
+export const PREPARE_MARK = ' /* prepared */';
+
+/** Bounds the marked shapes each connection keeps: past it, new shapes run unnamed. */
+const MAX_MARKED_SHAPES = 2_000;
+
+const statementNames = new Map<string, string>();
+let markedShapes = 0;
+
+/** The statement name a SQL text runs under, or undefined when it runs unnamed (parsed and planned per call). */
+export function preparedStatementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name) return name;
+  const marked = text.endsWith(PREPARE_MARK) && !PREPARED_TEXTS.has(text);
+  if (marked ? markedShapes >= MAX_MARKED_SHAPES : !PREPARED_TEXTS.has(text)) return undefined;
+  if (marked) markedShapes += 1;
+  statementNames.set(text, (name = `psa_${statementNames.size + 1}`));
+  return name;
+}
 
 const MARK = '\u0000psa-param:';
 

@@ -581,6 +581,13 @@ export interface SearchLexiconTable {
   word: string;
 }
 
+/** Delta rows of the maintained list totals (src/platform/db/list-counts.ts); written by triggers only. */
+export interface ListCountsTable {
+  tenant: string;
+  list: string;
+  delta: number;
+}
+
 export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables, KbTables, OpportunityTables, AutomationTables, LedgerTables {
   tenants: TenantsTable;
   users: UsersTable;
@@ -621,4 +628,5 @@ export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectT
   inbound_external_ids: InboundExternalIdsTable;
   search_documents: SearchDocumentsTable;
   search_lexicon: SearchLexiconTable;
+  list_counts: ListCountsTable;
 }

@@ -1,4 +1,6 @@
 import { sql, type Expression, type OrderByExpression, type SelectQueryBuilder, type StringReference } from 'kysely';
+import { maintainedCount, type ListCounter } from '../db/list-counts.ts';
+import { PREPARE_MARK } from '../db/prepared.ts';
 import { validation } from './errors.ts';
 import { pageOf, paginated, type Page, type PageQuery } from './pagination.ts';
 
@@ -44,6 +46,16 @@ export interface ListSpec<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof D
    * whole filter). The result must alias the page under its own name: the ordering is applied again to it.
    */
   lateJoin?: (page: SelectQueryBuilder<DB, TB, Row>) => SelectQueryBuilder<JDB, JTB, Out>;
+  /**
+   * The tenant's maintained total that `from` counts exactly: set only when no filter narrows the list
+   * (the repo checks). The total is then read, not counted; `updated_since` still counts.
+   */
+  counter?: ListCounter;
+}
+
+/** The maintained total for a list's spec when no filter narrows the list (every filter value is absent). */
+export function whenUnfiltered(filter: object, counter: ListCounter): ListCounter | undefined {
+  return Object.values(filter).every((v) => v === undefined) ? counter : undefined;
 }
 
 /** Types a spec where the repo declares it (sort terms are checked against the page query). */
@@ -58,9 +70,17 @@ export interface ListPage<T> {
   pagination: { page: number; limit: number; total: number; totalPages: number; hasNext: boolean; hasPrev: boolean };
 }
 
+/** The column that carries the filtered total on every row of a page. */
+const TOTAL = '__list_total';
+
 /**
  * The list use case: validate the sort, filter by `updated_since`, fetch the page (ordered, then the
- * tie-breaker, then limit/offset) and the total in parallel, map the rows, wrap them in the envelope.
+ * tie-breaker, then limit/offset) with the total, map the rows, wrap them in the envelope.
+ *
+ * The page and its total are one statement, prepared per shape: the total is an uncorrelated scalar
+ * subquery (PostgreSQL runs it once) — the maintained count when the spec has one, else a count — so a
+ * page costs one round trip and no parse or plan. Only a page past the end, which has no row to carry
+ * the total, counts again.
  */
 export async function listPage<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, JDB, JTB extends keyof JDB, Out, T>(
   query: ListQuery<NoInfer<S>>,
@@ -73,8 +93,12 @@ export async function listPage<FDB, FTB extends keyof FDB, FO, DB, TB extends ke
   // The late join keeps the page's alias, so every sort term still names the column it orders by; only the
   // types differ (without a late join, Out is Row).
   const rows = spec.lateJoin ? order(spec.lateJoin(picked) as unknown as SelectQueryBuilder<DB, TB, Row>) : picked;
-  const [list, total] = await Promise.all([rows.execute() as Promise<unknown[]> as Promise<Out[]>, countOf(from)]);
-  return paginated(await map(list), total, page);
+  const total = spec.counter && query.updated_since === undefined ? maintainedCount(spec.counter) : sql<number | string>`(${countQuery(from)})`;
+  const list = (await rows
+    .select(total.as(TOTAL))
+    .modifyEnd(sql.raw(PREPARE_MARK))
+    .execute()) as unknown as (Out & { [TOTAL]: number | string })[];
+  return paginated(await map(list), list[0] ? Number(list[0][TOTAL]) : page.offset === 0 ? 0 : await countOf(from), page);
 }
 
 /**
@@ -137,8 +161,10 @@ function orderBy<DB, TB extends keyof DB, Row>(
   return q.orderBy(tieBreaker, dir);
 }
 
+const countQuery = <DB, TB extends keyof DB, O>(from: SelectQueryBuilder<DB, TB, O>) =>
+  from.select((eb) => eb.fn.countAll().as('n')).$castTo<{ n: number | string }>();
+
 async function countOf<DB, TB extends keyof DB, O>(from: SelectQueryBuilder<DB, TB, O>): Promise<number> {
   // pg returns count(*) (a bigint) as a string, PGlite as a number.
-  const row = await from.select((eb) => eb.fn.countAll().as('n')).$castTo<{ n: number | string }>().executeTakeFirstOrThrow();
-  return Number(row.n);
+  return Number((await countQuery(from).executeTakeFirstOrThrow()).n);
 }
