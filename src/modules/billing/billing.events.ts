@@ -1,4 +1,5 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
+import { notifyAfterCommit } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { emit, EVENTS_CHANNEL, type DomainEvent } from '../../platform/events/outbox.ts';
 import { newId } from '../../platform/ids.ts';
@@ -121,6 +122,6 @@ export async function emitEvents(trx: Transaction<DB>, events: readonly DomainEv
   const now = new Date().toISOString();
   const rows = events.map((e) => ({ ...e, event_id: newId(), payload: JSON.stringify(e.payload), occurred_at: now, next_attempt_at: now }));
   for (let i = 0; i < rows.length; i += EVENT_CHUNK) await trx.insertInto('events').values(rows.slice(i, i + EVENT_CHUNK)).execute();
-  await sql`select pg_notify(${EVENTS_CHANNEL}, '')`.execute(trx);
+  notifyAfterCommit(trx, EVENTS_CHANNEL);
   return rows.map((r) => r.event_id);
 }

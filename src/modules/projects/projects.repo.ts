@@ -73,17 +73,6 @@ export async function findProjectViews(db: Executor, tenant: string, projectIds:
   return (await withNames(projectBase(db, tenant)).where('p.project_id', 'in', [...projectIds]).execute()) as ProjectViewRow[];
 }
 
-/** The tenant's next project number, from one atomic statement (concurrent creates never share one). */
-export async function nextProjectSeq(db: Executor, tenant: string): Promise<number> {
-  const row = await db
-    .insertInto('project_number_counters')
-    .values({ tenant, last_number: 1 })
-    .onConflict((oc) => oc.column('tenant').doUpdateSet({ last_number: sql<number>`project_number_counters.last_number + 1` }))
-    .returning('last_number')
-    .executeTakeFirstOrThrow();
-  return Number(row.last_number);
-}
-
 export async function insertProject(db: Executor, row: Insertable<ProjectsTable>): Promise<void> {
   await db.insertInto('projects').values(row).execute();
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
+import { withReservedNumber } from '../../platform/db/numbering.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { emptyPage, listPage } from '../../platform/http/list.ts';
 import { portalClientId } from '../clients/index.ts';
@@ -39,7 +40,7 @@ export function createProjectsService(deps: { db: Kysely<DB>; publicUrl: string 
     },
 
     create(actor: Actor, body: CreateProjectBody): Promise<Project> {
-      return withTransaction(db, (trx) => createProjectInTrx(trx, actor, body, { publicUrl }));
+      return withReservedNumber(db, actor.tenant, 'project', (trx, seq) => createProjectInTrx(trx, actor, body, { publicUrl, seq }));
     },
 
     update(actor: Actor, id: string, body: UpdateProjectBody, ifMatch?: string): Promise<Project> {

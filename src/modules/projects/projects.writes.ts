@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
+import { nextNumberInTrx } from '../../platform/db/numbering.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { PROJECT_EVENTS } from './projects.vocabulary.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
@@ -10,7 +11,7 @@ import { portalClientId } from '../clients/index.ts';
 import { syncSearch } from '../../platform/search/writer.ts';
 import { emitProjectDeleted, emitProjectEvents, eventsOfProjectChange, type Changes } from './projects.events.ts';
 import { hours, toProject } from './projects.mapper.ts';
-import { deleteProject, findProjectView, insertProject, nextProjectSeq, updateProject } from './projects.repo.ts';
+import { deleteProject, findProjectView, insertProject, updateProject } from './projects.repo.ts';
 import { checkDates, checkHours, checkProjectRefs, requireVisibleProject, type ProjectRefField, type ProjectRefs } from './projects.rules.ts';
 import type { CreateProjectBody, Project, UpdateProjectBody } from './projects.schemas.ts';
 import { resyncProjectTree } from './projects.resync.ts';
@@ -20,6 +21,8 @@ import { findDefaultProjectStatus, insertDefaultMappings } from './statuses/stat
 export interface WriteContext {
   publicUrl: string;
   ifMatch?: string;
+  /** The project number reserved for a create (withReservedNumber); without it the counter is used in the transaction. */
+  seq?: number;
 }
 
 /** P-000001; longer once the counter passes 999 999. */
@@ -50,7 +53,7 @@ export async function createProjectInTrx(trx: Transaction<DB>, actor: Actor, bod
   };
   const { status } = await checkProjectRefs(trx, actor, refs, new Set(REF_FIELDS));
   const closed = status!.is_closed;
-  const seq = await nextProjectSeq(trx, tenant);
+  const seq = ctx.seq ?? (await nextNumberInTrx(trx, tenant, 'project'));
   const projectId = newId();
   const now = new Date();
   await insertProject(trx, {

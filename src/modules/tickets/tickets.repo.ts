@@ -92,20 +92,6 @@ export async function findTicketRow(db: Executor, tenant: string, ticketId: stri
   return db.selectFrom('tickets').selectAll().where('tenant', '=', tenant).where('ticket_id', '=', ticketId).executeTakeFirst();
 }
 
-/**
- * The tenant's next ticket number, from one atomic statement (insert the counter or bump it): two
- * concurrent creates serialise on the counter row and never get the same number.
- */
-export async function nextTicketSeq(db: Executor, tenant: string): Promise<number> {
-  const row = await db
-    .insertInto('ticket_number_counters')
-    .values({ tenant, last_number: 1 })
-    .onConflict((oc) => oc.column('tenant').doUpdateSet({ last_number: sql<number>`ticket_number_counters.last_number + 1` }))
-    .returning('last_number')
-    .executeTakeFirstOrThrow();
-  return Number(row.last_number);
-}
-
 export async function insertTicket(db: Executor, row: Insertable<TicketsTable>): Promise<void> {
   await db.insertInto('tickets').values(row).execute();
 }
@@ -121,9 +107,13 @@ export async function deleteTicket(db: Executor, tenant: string, ticketId: strin
 /** Replaces the ticket's tags with `tags` (already normalised: trimmed, unique regardless of case). */
 export async function replaceTags(db: Executor, tenant: string, ticketId: string, tags: readonly string[], now: Date): Promise<void> {
   await db.deleteFrom('ticket_tags').where('tenant', '=', tenant).where('ticket_id', '=', ticketId).execute();
-  if (tags.length > 0) {
-    await db.insertInto('ticket_tags').values(tags.map((tag) => ({ tenant, ticket_id: ticketId, tag, created_at: now }))).execute();
-  }
+  await insertTags(db, tenant, ticketId, tags, now);
+}
+
+/** Adds tags to a ticket that has none of them (a new ticket). */
+export async function insertTags(db: Executor, tenant: string, ticketId: string, tags: readonly string[], now: Date): Promise<void> {
+  if (tags.length === 0) return;
+  await db.insertInto('ticket_tags').values(tags.map((tag) => ({ tenant, ticket_id: ticketId, tag, created_at: now }))).execute();
 }
 
 /** Look-ups of the records a ticket refers to (existence and the facts the ticket rules need). */

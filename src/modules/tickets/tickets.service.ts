@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
+import { nextNumberInTrx, withReservedNumber } from '../../platform/db/numbering.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { TICKET_EVENTS } from './tickets.vocabulary.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
@@ -13,7 +14,7 @@ import { findBoard, findDefaultBoard, findDefaultStatus } from './boards/boards.
 import { findDefaultPriority } from './priorities/priorities.repo.ts';
 import { emitTicketDeleted, emitTicketEvents, suppressOf } from './tickets.events.ts';
 import { toTicket } from './tickets.mapper.ts';
-import { deleteTicket, findContactRef, findTicketView, findUserRef, insertTicket, nextTicketSeq, replaceTags, ticketList } from './tickets.repo.ts';
+import { deleteTicket, findContactRef, findTicketView, findUserRef, insertTags, insertTicket, ticketList } from './tickets.repo.ts';
 import { assertMayAssign, checkReferences, normalizeTags, portalScopeOf, REF_FIELDS, requireVisibleTicket, type TicketRefs } from './tickets.rules.ts';
 import type {
   CreateTicketBody,
@@ -56,6 +57,8 @@ function patchOf(body: UpdateTicketBody): TicketPatch {
 export interface TicketWriteContext {
   publicUrl: string;
   ifMatch?: string;
+  /** The ticket number reserved for a create (withReservedNumber); without it the counter is used in the transaction. */
+  seq?: number;
 }
 
 /**
@@ -106,7 +109,7 @@ export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body
   const { status } = await checkReferences(trx, actor, refs, new Set(REF_FIELDS));
   const closed = status!.is_closed;
 
-  const seq = await nextTicketSeq(trx, tenant);
+  const seq = ctx.seq ?? (await nextNumberInTrx(trx, tenant, 'ticket'));
   const ticketId = newId();
   const now = new Date();
   await insertTicket(trx, {
@@ -126,7 +129,7 @@ export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body
     closed_by: closed ? actor.userId : null,
     closed_at: closed ? now : null,
   });
-  await replaceTags(trx, tenant, ticketId, tags, now);
+  await insertTags(trx, tenant, ticketId, tags, now);
   await syncSearch(trx, tenant, 'ticket', [ticketId]);
   await syncTags(trx, tenant, tags);
   const row = (await findTicketView(trx, tenant, ticketId))!;
@@ -187,7 +190,7 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
 
     /** Creates a ticket (createTicketInTrx in its own transaction). Emits ticket.created. */
     async create(actor: Actor, body: CreateTicketBody): Promise<Ticket> {
-      return withTransaction(db, (trx) => createTicketInTrx(trx, actor, body, { publicUrl }));
+      return withReservedNumber(db, actor.tenant, 'ticket', (trx, seq) => createTicketInTrx(trx, actor, body, { publicUrl, seq }));
     },
 
     /** Partial update of any field; emits ticket.updated (+ status_changed, closed, assigned) when something changed. */

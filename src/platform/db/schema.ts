@@ -588,6 +588,14 @@ export interface ListCountsTable {
   delta: number;
 }
 
+/** Numbers reserved by creates in progress, or given back (src/platform/db/numbering.ts). */
+export interface NumberReservationsTable {
+  tenant: string;
+  sequence: 'ticket' | 'project';
+  seq: number;
+  reserved_until: Date;
+}
+
 export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectTemplateTables, JobTables, BillingTables, KbTables, OpportunityTables, AutomationTables, LedgerTables {
   tenants: TenantsTable;
   users: UsersTable;
@@ -629,4 +637,5 @@ export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectT
   search_documents: SearchDocumentsTable;
   search_lexicon: SearchLexiconTable;
   list_counts: ListCountsTable;
+  number_reservations: NumberReservationsTable;
 }

@@ -1,4 +1,5 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
+import { notifyAfterCommit } from '../db/executor.ts';
 import type { DB } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { currentEventCause, type EventCause } from './cause.ts';
@@ -35,7 +36,6 @@ export async function emitMany(trx: Transaction<DB>, events: readonly (DomainEve
     ...event, event_id: newId(), payload: JSON.stringify(event.payload), occurred_at: now, next_attempt_at: now, cause: cause === null ? null : JSON.stringify(cause),
   }));
   await trx.insertInto('events').values(rows).execute();
-  // Wakes idle workers at commit; they also poll, so a lost notification only adds latency.
-  await sql`select pg_notify(${EVENTS_CHANNEL}, '')`.execute(trx);
+  notifyAfterCommit(trx, EVENTS_CHANNEL);
   return rows.map((r) => r.event_id);
 }

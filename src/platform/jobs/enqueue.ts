@@ -1,4 +1,5 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
+import { notifyAfterCommit } from '../db/executor.ts';
 import type { DB } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { JOBS_CHANNEL, SYSTEM_TENANT } from './types.ts';
@@ -33,7 +34,6 @@ export async function enqueue(trx: Transaction<DB>, job: NewJob): Promise<string
     .onConflict((oc) => oc.columns(['tenant', 'name', 'dedupe_key']).doNothing())
     .returning('job_id')
     .executeTakeFirst();
-  // Wakes idle runners at commit; they also poll, so a lost notification only adds latency.
-  if (inserted) await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(trx);
+  if (inserted) notifyAfterCommit(trx, JOBS_CHANNEL);
   return inserted?.job_id;
 }

@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { notifyAfterCommit } from '../../../platform/db/executor.ts';
 import type { DB } from '../../../platform/db/schema.ts';
 import type { RuleAction, TriggerType } from '../../../platform/db/schema.automation.ts';
 import type { EventCause } from '../../../platform/events/cause.ts';
@@ -98,8 +99,7 @@ export async function startExecutions(trx: Transaction<DB>, inputs: readonly Sta
       returning log_id
     )
     select ins.tenant, ins.execution_id, ins.rule_id, ins.trigger_key, (select count(*) from queued) as queued, (select count(*) from logged) as logged from ins`.execute(trx);
-  // Wakes idle job runners at commit (they poll too).
-  if (inserted.length > 0) await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(trx);
+  if (inserted.length > 0) notifyAfterCommit(trx, JOBS_CHANNEL);
   const order = new Map(rows.map((r, i) => [r.execution_id, i]));
   return inserted
     .map((r) => ({ tenant: r.tenant, execution_id: r.execution_id, rule_id: r.rule_id, trigger_key: r.trigger_key }))

@@ -23,6 +23,7 @@ import * as automation from './2026_11_25_0021_automation.ts';
 import * as ledger from './2026_11_25_0022_ledger.ts';
 import * as paymentReversals from './2026_11_25_0023_payment_reversals.ts';
 import * as listCounts from './2026_11_25_0025_list_counts.ts';
+import * as numberReservations from './2026_11_25_0026_number_reservations.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0022_ledger': ledger,
   '2026_11_25_0023_payment_reversals': paymentReversals,
   '2026_11_25_0025_list_counts': listCounts,
+  '2026_11_25_0026_number_reservations': numberReservations,
 };

@@ -1,0 +1,88 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { conflict } from '../http/errors.ts';
+import type { DB } from './schema.ts';
+import { withTransaction } from './executor.ts';
+
+/**
+ * Per-tenant record numbers (T-000042, P-000007) that are unique and gapless without making concurrent
+ * creates queue behind each other's whole transaction.
+ *
+ * Taking the number from the counter inside the create's transaction locks the counter row until that
+ * transaction commits, so creates in one tenant ran one at a time, each holding the lock across every
+ * round trip of its writes (tags, search document, events). Instead a create first *reserves* a number in
+ * a statement of its own (the counter row is locked only for that statement), then its transaction uses the
+ * reservation, deleting it with the commit. A create that fails gives its number back at once; one whose
+ * process dies leaves a reservation that expires and is handed to a later create. Every number the counter
+ * gave out is therefore on a record or reserved — a number is never skipped, though a reused one can be
+ * lower than numbers given out before it.
+ */
+export type NumberSequence = 'ticket' | 'project';
+
+const COUNTERS = { ticket: 'ticket_number_counters', project: 'project_number_counters' } as const satisfies Record<NumberSequence, keyof DB>;
+
+/** Far longer than any create's transaction; only a crashed create's reservation ever gets this old. */
+const RESERVATION_MS = 60 * 60_000;
+
+/**
+ * Runs `create` in a transaction with a reserved number: the lowest expired reservation of the tenant's
+ * sequence if there is one, else the counter's next. Call it outside any transaction (the reservation
+ * commits on its own).
+ */
+export async function withReservedNumber<T>(db: Kysely<DB>, tenant: string, sequence: NumberSequence, create: (trx: Transaction<DB>, seq: number) => Promise<T>): Promise<T> {
+  const until = new Date(Date.now() + RESERVATION_MS);
+  const seq = await reserve(db, tenant, sequence, until);
+  try {
+    return await withTransaction(db, async (trx) => {
+      const used = await trx
+        .deleteFrom('number_reservations')
+        .where('tenant', '=', tenant).where('sequence', '=', sequence).where('seq', '=', seq).where('reserved_until', '=', until)
+        .executeTakeFirst();
+      // Only a create stalled past the reservation's lifetime gets here (its number went to another create).
+      if (Number(used.numDeletedRows) !== 1) throw conflict('The create took too long and its number was reassigned; send it again');
+      return create(trx, seq);
+    });
+  } catch (err) {
+    // Given back at once; if even that fails (the database went away), the reservation expires instead.
+    await db.updateTable('number_reservations').set({ reserved_until: new Date(0) })
+      .where('tenant', '=', tenant).where('sequence', '=', sequence).where('seq', '=', seq).where('reserved_until', '=', until)
+      .execute()
+      .catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * The next number inside a transaction already open (a create that is one step of another write): the
+ * counter row stays locked until that transaction ends, as the price of not reserving outside it.
+ */
+export async function nextNumberInTrx(trx: Transaction<DB>, tenant: string, sequence: NumberSequence): Promise<number> {
+  const counter = sql.table(COUNTERS[sequence]);
+  const { rows } = await sql<{ n: number }>`
+    insert into ${counter} as c (tenant, last_number) values (${tenant}, 1)
+    on conflict (tenant) do update set last_number = c.last_number + 1
+    returning last_number as n`.execute(trx);
+  return Number(rows[0]!.n);
+}
+
+async function reserve(db: Kysely<DB>, tenant: string, sequence: NumberSequence, until: Date): Promise<number> {
+  const counter = sql.table(COUNTERS[sequence]);
+  // One statement: reclaim the lowest expired reservation (skipping ones another create is reclaiming),
+  // or take the counter's next number and record it as reserved.
+  const { rows } = await sql<{ seq: number }>`
+    with reclaimed as (
+      update number_reservations r set reserved_until = ${until}
+      where (r.tenant, r.sequence, r.seq) = (
+        select tenant, sequence, seq from number_reservations
+        where tenant = ${tenant} and sequence = ${sequence} and reserved_until < now()
+        order by seq limit 1 for update skip locked)
+      returning r.seq),
+    bumped as (
+      insert into ${counter} as c (tenant, last_number) select ${tenant}, 1 where not exists (select 1 from reclaimed)
+      on conflict (tenant) do update set last_number = c.last_number + 1
+      returning last_number),
+    recorded as (
+      insert into number_reservations (tenant, sequence, seq, reserved_until) select ${tenant}, ${sequence}, last_number, ${until} from bumped
+      returning seq)
+    select seq from reclaimed union all select seq from recorded`.execute(db);
+  return Number(rows[0]!.seq);
+}
