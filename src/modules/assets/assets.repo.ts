@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type SelectQueryBuilder, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
+import { preparedQuery } from '../../platform/db/prepared.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { AssetStatus, AssetsTable } from '../../platform/db/schema.assets.ts';
 import type { ClientsTable, DB } from '../../platform/db/schema.ts';
@@ -26,10 +27,16 @@ function assetsWithClient(db: Executor, tenant: string): AssetQuery {
     .where('a.tenant', '=', tenant);
 }
 
+const assetView = (db: Executor, tenant: string, assetId: string) =>
+  assetsWithClient(db, tenant).where('a.asset_id', '=', assetId).select(ASSET_COLUMNS).select('c.client_name');
+
+// The single-asset read is the hottest query of the area: prepared once, in both lock modes.
+const assetViewById = preparedQuery(['tenant', 'assetId'], (db, v) => assetView(db, v.tenant, v.assetId));
+const assetViewByIdForUpdate = preparedQuery(['tenant', 'assetId'], (db, v) => assetView(db, v.tenant, v.assetId).forUpdate('a'));
+
 export async function findAssetView(db: Executor, tenant: string, assetId: string, lock = false): Promise<AssetViewRow | undefined> {
-  let q = assetsWithClient(db, tenant).where('a.asset_id', '=', assetId).select(ASSET_COLUMNS).select('c.client_name');
-  if (lock) q = q.forUpdate('a');
-  return q.executeTakeFirst();
+  const rows = await (lock ? assetViewByIdForUpdate : assetViewById)(db, { tenant, assetId });
+  return rows[0];
 }
 
 export async function findAssetViews(db: Executor, tenant: string, assetIds: readonly string[]): Promise<AssetViewRow[]> {
