@@ -24,6 +24,7 @@ import * as ledger from './2026_11_25_0022_ledger.ts';
 import * as paymentReversals from './2026_11_25_0023_payment_reversals.ts';
 import * as listCounts from './2026_11_25_0025_list_counts.ts';
 import * as numberReservations from './2026_11_25_0026_number_reservations.ts';
+import * as assetListIndex from './2026_11_25_0027_asset_list_index.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0023_payment_reversals': paymentReversals,
   '2026_11_25_0025_list_counts': listCounts,
   '2026_11_25_0026_number_reservations': numberReservations,
+  '2026_11_25_0027_asset_list_index': assetListIndex,
 };
