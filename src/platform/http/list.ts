@@ -89,7 +89,9 @@ export async function listPage<FDB, FTB extends keyof FDB, FO, DB, TB extends ke
 ): Promise<ListPage<T>> {
   const page = pageOf(query);
   const { from, rows: ordered, order } = prepared(query, spec);
-  const picked = ordered.limit(page.limit).offset(page.offset);
+  // The limit is part of the statement's text (1–100, validated): with it as a parameter the generic plan
+  // guesses 1,000 rows and hash-joins the whole table under the page; the offset stays a parameter.
+  const picked = ordered.limit(sql.lit(page.limit)).offset(page.offset);
   // The late join keeps the page's alias, so every sort term still names the column it orders by; only the
   // types differ (without a late join, Out is Row).
   const rows = spec.lateJoin ? order(spec.lateJoin(picked) as unknown as SelectQueryBuilder<DB, TB, Row>) : picked;
