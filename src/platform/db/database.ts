@@ -47,7 +47,11 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
   // choose, PostgreSQL kept re-planning the ticket list's eleven-table join for every request (a custom
   // plan costs ~10 ms to make, the query under 1 ms to run); our parameters are ids, so a custom plan
   // never finds a better one. Unnamed statements are planned per call as before.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: PreparingClient, options: '-c plan_cache_mode=force_generic_plan' });
+  // Joined to any `options` the URL carries (a search_path, say): pg lets the URL's win over ours.
+  const parsed = new URL(url);
+  const options = [parsed.searchParams.get('options'), '-c plan_cache_mode=force_generic_plan'].filter(Boolean).join(' ');
+  parsed.searchParams.delete('options');
+  const pool = new pg.Pool({ connectionString: parsed.toString(), max: poolSize, Client: PreparingClient, options });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries in flight get their own error.
   });

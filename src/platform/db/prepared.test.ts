@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, engine } from '../../../test/harness.ts';
-import type { Database } from './database.ts';
-import { preparedQuery, PREPARED_TEXTS } from './prepared.ts';
+import { openPostgres, type Database } from './database.ts';
+import { PREPARE_MARK, preparedQuery, PREPARED_TEXTS } from './prepared.ts';
 
 let database: Database;
 beforeAll(async () => { database = await createTestDatabase(); });
@@ -32,5 +32,29 @@ describe('preparedQuery', () => {
       return rows[0]!.n;
     });
     expect(prepared).toBe(engine === 'pg' ? 1 : 0);
+  });
+});
+
+describe('marked shapes and plans', () => {
+  it(`runs a query ending with PREPARE_MARK as a named statement on PostgreSQL (${engine})`, async () => {
+    const marked = sql<{ n: number }>`select count(*)::int as n from tenants where slug like ${'prep-%'}${sql.raw(PREPARE_MARK)}`;
+    const prepared = await database.db.connection().execute(async (conn) => {
+      await marked.execute(conn);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement like '%/* prepared */'`.execute(conn);
+      return rows[0]!.n;
+    });
+    expect(prepared).toBe(engine === 'pg' ? 1 : 0);
+  });
+
+  it.runIf(engine === 'pg')('gives PostgreSQL connections generic plans, keeping the options the URL carries', async () => {
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.searchParams.set('options', '-c statement_timeout=12345');
+    const other = await openPostgres(url.toString(), 1);
+    try {
+      const { rows } = await sql<{ mode: string; timeout: string }>`select current_setting('plan_cache_mode') as mode, current_setting('statement_timeout') as timeout`.execute(other.db);
+      expect(rows[0]).toEqual({ mode: 'force_generic_plan', timeout: '12345ms' });
+    } finally {
+      await other.close();
+    }
   });
 });
