@@ -15,7 +15,7 @@ import { findDefaultPriority } from './priorities/priorities.repo.ts';
 import { emitTicketDeleted, emitTicketEvents, suppressOf } from './tickets.events.ts';
 import { toTicket } from './tickets.mapper.ts';
 import { deleteTicket, findContactRef, findTicketView, findUserRef, insertTags, insertTicket, ticketList } from './tickets.repo.ts';
-import { assertMayAssign, checkReferences, normalizeTags, portalScopeOf, REF_FIELDS, requireVisibleTicket, type TicketRefs } from './tickets.rules.ts';
+import { assertMayAssign, checkReferences, normalizeTags, portalScopeOf, REF_FIELDS, requireVisibleTicket, type RefField, type TicketRefs } from './tickets.rules.ts';
 import type {
   CreateTicketBody,
   ListTicketsQuery,
@@ -85,10 +85,17 @@ export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body
   } else if (!(await findBoard(trx, tenant, boardId))) {
     throw validation('body.board_id', `no board '${boardId}'`);
   }
-  const statusId = body.status_id ?? (await findDefaultStatus(trx, tenant, boardId))?.status_id;
+  const defaultStatus = body.status_id === undefined ? await findDefaultStatus(trx, tenant, boardId) : undefined;
+  const statusId = body.status_id ?? defaultStatus?.status_id;
   if (statusId === undefined) throw unprocessable(`Board '${boardId}' has no default status; send status_id`);
   const priorityId = body.priority_id ?? (await findDefaultPriority(trx, tenant))?.priority_id;
   if (priorityId === undefined) throw unprocessable('The tenant has no default priority; send priority_id or create one with POST /api/v1/priorities');
+  // Defaults need no second look: the default board is active (a CHECK), its default status is its own, the
+  // default priority exists. A board named in the body still has its (default) status checked against it.
+  const defaulted = new Set<RefField>([
+    ...(body.board_id === undefined && body.status_id === undefined ? (['board_id', 'status_id'] as const) : []),
+    ...(body.priority_id === undefined ? (['priority_id'] as const) : []),
+  ]);
 
   let contactId = body.contact_name_id ?? null;
   if (portal !== undefined && body.contact_name_id === undefined) {
@@ -106,8 +113,8 @@ export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body
     assigned_to: body.assigned_to ?? null,
     assigned_team_id: body.assigned_team_id ?? null,
   };
-  const { status } = await checkReferences(trx, actor, refs, new Set(REF_FIELDS));
-  const closed = status!.is_closed;
+  const { status } = await checkReferences(trx, actor, refs, new Set(REF_FIELDS.filter((f) => !defaulted.has(f))));
+  const closed = (status ?? defaultStatus)!.is_closed;
 
   const seq = ctx.seq ?? (await nextNumberInTrx(trx, tenant, 'ticket'));
   const ticketId = newId();
