@@ -525,7 +525,7 @@ async function writeScenarios(port: number, seeded: Seeded): Promise<Route[]> {
     method: 'POST',
     headers: json,
     body: JSON.stringify({
-      name: 'Bench alerts', slug: 'bench-alerts', auth_type: 'hmac_sha256', handler_type: 'direct_action',
+      name: 'Bench alerts', slug: 'bench-alerts', auth_type: 'hmac_sha256', handler_type: 'direct_action', rate_limit_per_minute: 60_000,
       handler_config: { action: 'create_ticket', field_mapping: { title: 'subject', client_id: `"${clientId}"` } },
     }),
   });
