@@ -10,7 +10,7 @@ const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const dataDir = mkdtempSync(join(tmpdir(), 'psa-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** Starts src/main.ts (what `npm start` runs) on the embedded database and waits for its banner. */
+/** Starts src/main.ts through tsx (npm run dev; npm start runs the same entry compiled, dist/main.js) on the embedded database and waits for its banner. */
 function start(env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, [TSX, 'src/main.ts'], {
     cwd: ROOT,

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+/**
+ * The compiled build in dist/ (tsc -p tsconfig.build.json) and whether it is current.
+ *
+ *   node bin/build.js               builds (npm run build; CI)
+ *   node bin/build.js --if-stale    builds only when dist/ is missing or older than the sources (npm install runs
+ *                                   this as `prepare`; without TypeScript, e.g. npm ci --omit=dev, it says so and
+ *                                   leaves dist/ alone)
+ *
+ * dist/.built marks a finished build; its mtime is the moment the build started, so a source saved during a
+ * build counts as newer. The build is stale when any non-test .ts file under src/, or a tsconfig, is newer.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DIST = join(ROOT, 'dist');
+const STAMP = join(DIST, '.built');
+
+function newestSourceMs(dir = join(ROOT, 'src')) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMs(path));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Why dist/ cannot be run as it is ('missing' or 'stale'), or undefined when it is current. */
+export function buildProblem() {
+  if (!existsSync(STAMP)) return 'missing';
+  const built = statSync(STAMP).mtimeMs;
+  const configs = ['tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(join(ROOT, f)).mtimeMs);
+  return Math.max(newestSourceMs(), ...configs) > built ? 'stale' : undefined;
+}
+
+/** The TypeScript compiler's entry point, or undefined when TypeScript is not installed. */
+function tscPath() {
+  try {
+    return createRequire(join(ROOT, 'package.json')).resolve('typescript/bin/tsc');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Compiles src/ into dist/. Returns true on success; tsc's messages go to stderr. */
+export function build() {
+  const tsc = tscPath();
+  if (!tsc) {
+    console.error('build: TypeScript is not installed (npm ci --omit=dev?), so dist/ cannot be built');
+    return false;
+  }
+  const startedAt = new Date();
+  rmSync(DIST, { recursive: true, force: true });
+  const result = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0) {
+    console.error(`build: tsc failed (exit ${result.status ?? result.signal})`);
+    return false;
+  }
+  writeFileSync(STAMP, `${startedAt.toISOString()}\n`);
+  utimesSync(STAMP, startedAt, startedAt);
+  return true;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (process.argv.includes('--if-stale')) {
+    const problem = buildProblem();
+    if (!problem) process.exit(0);
+    if (!tscPath()) {
+      console.error('build: skipped, TypeScript is not installed; npm start will run the sources through tsx');
+      process.exit(0);
+    }
+    console.error(`build: dist/ is ${problem}; compiling src/ (tsc -p tsconfig.build.json) …`);
+  }
+  process.exit(build() ? 0 : 1);
+}
