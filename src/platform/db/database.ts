@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { PGlite } from '@electric-sql/pglite';
@@ -79,17 +82,61 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
   };
 }
 
+/**
+ * Embedded PostgreSQL's memory. PGlite's defaults are a server's (shared_buffers 128 MB, maintenance_work_mem
+ * 64 MB), and its WebAssembly memory only grows: every page the buffer pool or an index build ever touched stays
+ * resident. The embedded database serves one process and reads through the OS page cache, so a small buffer pool
+ * costs little: 16 MB takes ~130 MB off the resident size (bench:process). PostgreSQL mode is not affected.
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB', 'maintenance_work_mem=16MB', 'temp_buffers=2MB'];
+const pgliteStartParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])];
+
 // pg_trgm serves search (partial words, typos); PostgreSQL ships it as a trusted extension.
 const pgliteOptions = {
   parsers: { [DATE_OID]: (v: string) => v, [INT8_OID]: (v: string) => Number(v) },
   extensions: { pg_trgm },
+  startParams: pgliteStartParams,
 };
+
+/**
+ * Creates the cluster in a new data directory (PGlite's initdb) in a short-lived child process. In process,
+ * PGlite runs initdb in two extra WebAssembly instances (an in-memory PGlite and initdb itself) whose memory,
+ * a few hundred MB, the process keeps long after; a child hands it back to the system when it exits.
+ * Returns false where the child cannot be started (no import.meta.resolve, e.g. under a test transformer);
+ * PGlite.create then runs initdb in process, as before.
+ */
+async function initdbInChild(dataDir: string): Promise<boolean> {
+  if (typeof import.meta.resolve !== 'function') return false;
+  let pglite: string;
+  try {
+    pglite = import.meta.resolve('@electric-sql/pglite');
+  } catch {
+    return false;
+  }
+  const code =
+    `const { PGlite } = await import(${JSON.stringify(pglite)});` +
+    `const db = await PGlite.create({ dataDir: process.argv[1], startParams: JSON.parse(process.argv[2]) });` +
+    `await db.close();`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code, dataDir, JSON.stringify(pgliteStartParams)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (c) => resolve(c));
+  });
+  if (exitCode !== 0) throw new Error(`initdb of the embedded database in ${dataDir} failed (exit ${exitCode}): ${stderr.trim().slice(-2000)}`);
+  return true;
+}
 
 /** Opens the embedded database. dataDir undefined means in memory; loadDataDir restores a dump (tests). */
 export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {
   const release = opts.dataDir ? acquireDataDirLock(opts.dataDir) : () => undefined;
   let client: PGlite;
   try {
+    if (opts.dataDir && !opts.loadDataDir && !existsSync(join(opts.dataDir, 'PG_VERSION'))) await initdbInChild(opts.dataDir);
     client = await PGlite.create({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, ...pgliteOptions });
   } catch (err) {
     release();
