@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { setFlagsFromString } from 'node:v8';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -117,7 +118,8 @@ async function initdbInChild(dataDir: string): Promise<boolean> {
     `const { PGlite } = await import(${JSON.stringify(pglite)});` +
     `const db = await PGlite.create({ dataDir: process.argv[1], startParams: JSON.parse(process.argv[2]) });` +
     `await db.close();`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code, dataDir, JSON.stringify(pgliteStartParams)], {
+  // initdb runs once: V8's optimising compiler would spend more compiling it than it saves.
+  const child = spawn(process.execPath, ['--liftoff-only', '--input-type=module', '-e', code, dataDir, JSON.stringify(pgliteStartParams)], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, NODE_OPTIONS: '' },
   });
@@ -157,6 +159,20 @@ export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob } 
   };
 }
 
-export async function openDatabase(config: { databaseUrl?: string; dataDir: string }): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite({ dataDir: config.dataDir });
+/**
+ * Runs PGlite's WebAssembly on V8's baseline compiler (Liftoff) only, for the rest of the process: the optimising
+ * compiler's code and compilation memory are ~50 MB of a small server's resident size and compete with start-up
+ * for the CPU; the price is up to 2× the CPU time of a heavy query (bench:process, bench/README.md). Must be called
+ * before the first PGlite instance compiles its module. openDatabase calls it for a loaded Config (main, worker,
+ * cli) in embedded mode unless PSA_EMBEDDED_WASM_OPTIMIZE=true; callers that pass no such setting (tests) keep
+ * V8's default.
+ */
+export function useBaselineWasmCompilerOnly(): void {
+  setFlagsFromString('--liftoff-only');
+}
+
+export async function openDatabase(config: { databaseUrl?: string; dataDir: string; embeddedWasmOptimize?: boolean }): Promise<Database> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl);
+  if (config.embeddedWasmOptimize === false) useBaselineWasmCompilerOnly();
+  return openPglite({ dataDir: config.dataDir });
 }
