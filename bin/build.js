@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The compiled build in dist/ (tsc -p tsconfig.build.json) and whether it is current.
+ * The compiled build in dist/ (tsc -p tsconfig.build.json, then dist/embedded-template: the migrated embedded
+ * database a new data directory starts from) and whether it is current.
  *
  *   node bin/build.js               builds (npm run build; CI)
  *   node bin/build.js --if-stale    builds only when dist/ is missing or older than the sources (npm install runs
@@ -8,7 +9,8 @@
  *                                   leaves dist/ alone)
  *
  * dist/.built marks a finished build; its mtime is the moment the build started, so a source saved during a
- * build counts as newer. The build is stale when any non-test .ts file under src/, or a tsconfig, is newer.
+ * build counts as newer. The build is stale when any non-test .ts file under src/, a tsconfig, or the installed
+ * packages (node_modules/.package-lock.json, rewritten by every npm install) are newer.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -34,7 +36,9 @@ function newestSourceMs(dir = join(ROOT, 'src')) {
 export function buildProblem() {
   if (!existsSync(STAMP)) return 'missing';
   const built = statSync(STAMP).mtimeMs;
-  const configs = ['tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(join(ROOT, f)).mtimeMs);
+  const configs = ['tsconfig.json', 'tsconfig.build.json', 'node_modules/.package-lock.json']
+    .filter((f) => existsSync(join(ROOT, f)))
+    .map((f) => statSync(join(ROOT, f)).mtimeMs);
   return Math.max(newestSourceMs(), ...configs) > built ? 'stale' : undefined;
 }
 
@@ -47,8 +51,8 @@ function tscPath() {
   }
 }
 
-/** Compiles src/ into dist/. Returns true on success; tsc's messages go to stderr. */
-export function build() {
+/** Compiles src/ into dist/ and writes the embedded database template. Returns true on success; messages go to stderr. */
+export async function build() {
   const tsc = tscPath();
   if (!tsc) {
     console.error('build: TypeScript is not installed (npm ci --omit=dev?), so dist/ cannot be built');
@@ -59,6 +63,13 @@ export function build() {
   const result = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) {
     console.error(`build: tsc failed (exit ${result.status ?? result.signal})`);
+    return false;
+  }
+  try {
+    const { writeEmbeddedTemplate } = await import(pathToFileURL(join(DIST, 'platform/db/embedded-template.js')).href);
+    await writeEmbeddedTemplate();
+  } catch (err) {
+    console.error(`build: writing the embedded database template failed: ${err?.stack ?? err}`);
     return false;
   }
   writeFileSync(STAMP, `${startedAt.toISOString()}\n`);
@@ -76,5 +87,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     }
     console.error(`build: dist/ is ${problem}; compiling src/ (tsc -p tsconfig.build.json) …`);
   }
-  process.exit(build() ? 0 : 1);
+  process.exit((await build()) ? 0 : 1);
 }

@@ -19,7 +19,7 @@ const problem = buildProblem();
 let compiled = !problem;
 if (problem) {
   console.error(`dist/ is ${problem}; compiling src/ first (tsc -p tsconfig.build.json) …`);
-  compiled = build();
+  compiled = await build();
   if (!compiled) console.error(`warning: running src/${entry}.ts through tsx instead (slower to start, more memory); fix the build, then npm start again`);
 }
 if (compiled) {

@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import type { DB } from './schema.ts';
-import { acquireDataDirLock } from './data-dir-lock.ts';
+import { acquireDataDirLock, DATA_DIR_LOCK_FILE } from './data-dir-lock.ts';
 import { PREPARED_TEXTS } from './prepared.ts';
 
 export type Engine = 'pg' | 'pglite';
@@ -133,12 +134,28 @@ async function initdbInChild(dataDir: string): Promise<boolean> {
   return true;
 }
 
+/**
+ * The build's migrated embedded database (dist/embedded-template, made by `npm run build`; see
+ * embedded-template.ts). A new data directory starts as a copy of it: no initdb and no migrations on a first start.
+ * Absent when running the sources (tsx) or before a build; a new data directory is then initialised as before.
+ */
+export const EMBEDDED_TEMPLATE_DIR = fileURLToPath(new URL('../../embedded-template', import.meta.url));
+
+function copyTemplate(dataDir: string): boolean {
+  if (!existsSync(join(EMBEDDED_TEMPLATE_DIR, 'PG_VERSION'))) return false;
+  cpSync(EMBEDDED_TEMPLATE_DIR, dataDir, { recursive: true, filter: (src) => basename(src) !== DATA_DIR_LOCK_FILE });
+  return true;
+}
+
 /** Opens the embedded database. dataDir undefined means in memory; loadDataDir restores a dump (tests). */
-export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<Database> {
+export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob; noTemplate?: boolean } = {}): Promise<Database> {
   const release = opts.dataDir ? acquireDataDirLock(opts.dataDir) : () => undefined;
   let client: PGlite;
   try {
-    if (opts.dataDir && !opts.loadDataDir && !existsSync(join(opts.dataDir, 'PG_VERSION'))) await initdbInChild(opts.dataDir);
+    if (opts.dataDir && !opts.loadDataDir && !existsSync(join(opts.dataDir, 'PG_VERSION'))) {
+      const copied = !opts.noTemplate && copyTemplate(opts.dataDir);
+      if (!copied) await initdbInChild(opts.dataDir);
+    }
     client = await PGlite.create({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, ...pgliteOptions });
   } catch (err) {
     release();
