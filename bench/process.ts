@@ -93,6 +93,24 @@ function tree(root: number): number[] {
   return out;
 }
 
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) of the spawned tree so far, including its reaped children (initdb's). */
+function cpuSeconds(root: number): number {
+  let ticks = 0;
+  for (const pid of tree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields after the comm: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14)
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      // gone
+    }
+  }
+  return round(ticks / CLOCK_TICKS, 2);
+}
+
 function rssKb(pid: number): number {
   try {
     const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -206,6 +224,8 @@ async function firstAnswer(child: ChildProcess, spawnedAt: number, port: number,
 
 interface StartResult {
   first_answer_s: number;
+  /** CPU time the spawned tree used until the first answer: steadier than wall time on a busy machine. */
+  cpu_to_first_answer_s: number;
   idle_rss: RssSample;
   demo_key_printed: boolean;
 }
@@ -216,10 +236,11 @@ async function embeddedStart(dataDir: string): Promise<StartResult> {
   const { child, output } = startProcess({ PSA_DATA_DIR: dataDir }, port);
   try {
     const first = await firstAnswer(child, spawnedAt, port, output);
+    const cpu = cpuSeconds(child.pid!);
     await new Promise((r) => setTimeout(r, settings.idle_s * 1000));
     if (child.exitCode !== null) throw new BenchError(`the server exited while idle:\n${output().slice(-2000)}`);
     const idle = sampleRss(child.pid!);
-    return { first_answer_s: first, idle_rss: idle, demo_key_printed: /API key \(shown once/.test(output()) };
+    return { first_answer_s: first, cpu_to_first_answer_s: cpu, idle_rss: idle, demo_key_printed: /API key \(shown once/.test(output()) };
   } finally {
     await stopProcess(child);
   }
@@ -353,11 +374,11 @@ async function main(): Promise<void> {
       log('embedded, fresh data dir …');
       fresh = await embeddedStart(dataDir);
       if (!fresh.demo_key_printed) throw new BenchError('the fresh start did not print a demo API key');
-      log(`  first answer ${fresh.first_answer_s} s, idle RSS ${fresh.idle_rss.server_mb} MB`);
+      log(`  first answer ${fresh.first_answer_s} s (${fresh.cpu_to_first_answer_s} s CPU), idle RSS ${fresh.idle_rss.server_mb} MB`);
       for (let i = 0; i < settings.later_runs; i++) {
         log(`embedded, later start ${i + 1}/${settings.later_runs} …`);
         const r = await embeddedStart(dataDir);
-        log(`  first answer ${r.first_answer_s} s, idle RSS ${r.idle_rss.server_mb} MB`);
+        log(`  first answer ${r.first_answer_s} s (${r.cpu_to_first_answer_s} s CPU), idle RSS ${r.idle_rss.server_mb} MB`);
         later.push(r);
       }
     }
@@ -414,6 +435,12 @@ async function main(): Promise<void> {
           pgResult && `PostgreSQL under load ${pgResult.max_rss.tree_mb} MB in ${pgResult.max_rss.processes} processes`,
         ].filter(Boolean).join('; '),
     );
+    if (fresh) {
+      console.log(
+        `CPU time to the first answer (user+system, whole tree; wall time stretches with the machine's load): fresh ${fresh.cpu_to_first_answer_s} s, ` +
+          `later ${later.map((r) => r.cpu_to_first_answer_s).join(', ')} s`,
+      );
+    }
     console.log(`load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`);
 
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
