@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
 import { cpSync, existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DB } from './schema.ts';
 import { acquireDataDirLock, DATA_DIR_LOCK_FILE } from './data-dir-lock.ts';
 import { PREPARED_TEXTS } from './prepared.ts';
@@ -28,10 +28,6 @@ export interface Database {
 const DATE_OID = 1082;
 const INT8_OID = 20;
 
-// DATE stays a 'YYYY-MM-DD' string (pg would turn it into a local-midnight Date); bigint counts become numbers.
-pg.types.setTypeParser(DATE_OID, (v) => v);
-pg.types.setTypeParser(INT8_OID, (v) => Number(v));
-
 const statementNames = new Map<string, string>();
 const statementName = (text: string): string => {
   let name = statementNames.get(text);
@@ -39,18 +35,31 @@ const statementName = (text: string): string => {
   return name;
 };
 
-/**
- * A pg client that runs the texts registered through preparedQuery() as named prepared statements:
- * each connection parses and plans them once. Everything else runs as usual (unnamed).
- */
-class PreparingClient extends pg.Client {
-  override query(config: unknown, values?: unknown, callback?: unknown): never {
-    const named = typeof config === 'string' && PREPARED_TEXTS.has(config) ? { name: statementName(config), text: config } : config;
-    return (super.query as (...args: unknown[]) => never)(named, values, callback);
-  }
+let loadedPg: Promise<{ pg: typeof pg; PreparingClient: typeof pg.Client }> | undefined;
+
+/** pg is loaded with the first PostgreSQL connection: the embedded mode never needs it. */
+function loadPg(): NonNullable<typeof loadedPg> {
+  return (loadedPg ??= import('pg').then(({ default: pg }) => {
+    // DATE stays a 'YYYY-MM-DD' string (pg would turn it into a local-midnight Date); bigint counts become numbers.
+    pg.types.setTypeParser(DATE_OID, (v) => v);
+    pg.types.setTypeParser(INT8_OID, (v) => Number(v));
+
+    /**
+     * A pg client that runs the texts registered through preparedQuery() as named prepared statements:
+     * each connection parses and plans them once. Everything else runs as usual (unnamed).
+     */
+    class PreparingClient extends pg.Client {
+      override query(config: unknown, values?: unknown, callback?: unknown): never {
+        const named = typeof config === 'string' && PREPARED_TEXTS.has(config) ? { name: statementName(config), text: config } : config;
+        return (super.query as (...args: unknown[]) => never)(named, values, callback);
+      }
+    }
+    return { pg, PreparingClient };
+  }));
 }
 
 export async function openPostgres(url: string, poolSize = 10): Promise<Database> {
+  const { pg, PreparingClient } = await loadPg();
   const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: PreparingClient });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Queries in flight get their own error.
@@ -137,9 +146,21 @@ async function initdbInChild(dataDir: string): Promise<boolean> {
 /**
  * The build's migrated embedded database (dist/embedded-template, made by `npm run build`; see
  * embedded-template.ts). A new data directory starts as a copy of it: no initdb and no migrations on a first start.
- * Absent when running the sources (tsx) or before a build; a new data directory is then initialised as before.
+ * Absent before a build; a new data directory is then initialised as before. Used by the sources (tsx) too: they
+ * apply any migration newer than the build after the copy.
  */
-export const EMBEDDED_TEMPLATE_DIR = fileURLToPath(new URL('../../embedded-template', import.meta.url));
+export const EMBEDDED_TEMPLATE_DIR = join(packageRoot(), 'dist', 'embedded-template');
+
+/** The directory of the package.json above this module, wherever it runs from (src/, dist/ or dist's bundle). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return dir;
+}
 
 function copyTemplate(dataDir: string): boolean {
   if (!existsSync(join(EMBEDDED_TEMPLATE_DIR, 'PG_VERSION'))) return false;
