@@ -14,7 +14,8 @@ import { fail } from './process-errors.ts';
 /** Entry point: config → database → migrate → demo tenant on first start → app (+ worker) → listen. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = await openDatabase(config);
+  // A first start copies the build's migrated template instead of running initdb and every migration.
+  const database = await openDatabase(config, { fromTemplate: true });
   await migrateToLatest(database.db);
 
   const anyTenant = await database.db.selectFrom('tenants').select('tenant_id').limit(1).executeTakeFirst();

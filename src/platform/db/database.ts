@@ -145,7 +145,7 @@ async function initdbInChild(dataDir: string): Promise<boolean> {
 
 /**
  * The build's migrated embedded database (dist/embedded-template, made by `npm run build`; see
- * embedded-template.ts). A new data directory starts as a copy of it: no initdb and no migrations on a first start.
+ * embedded-template.ts). The server's new data directory starts as a copy of it: no initdb and no migrations on a first start.
  * Absent before a build; a new data directory is then initialised as before. Used by the sources (tsx) too: they
  * apply any migration newer than the build after the copy.
  */
@@ -168,13 +168,16 @@ function copyTemplate(dataDir: string): boolean {
   return true;
 }
 
-/** Opens the embedded database. dataDir undefined means in memory; loadDataDir restores a dump (tests). */
-export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob; noTemplate?: boolean } = {}): Promise<Database> {
+/**
+ * Opens the embedded database. dataDir undefined means in memory; loadDataDir restores a dump (tests). A new
+ * dataDir is initialised by initdb, or with fromTemplate (the server's first start) copied from the build's template.
+ */
+export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob; fromTemplate?: boolean } = {}): Promise<Database> {
   const release = opts.dataDir ? acquireDataDirLock(opts.dataDir) : () => undefined;
   let client: PGlite;
   try {
     if (opts.dataDir && !opts.loadDataDir && !existsSync(join(opts.dataDir, 'PG_VERSION'))) {
-      const copied = !opts.noTemplate && copyTemplate(opts.dataDir);
+      const copied = opts.fromTemplate === true && copyTemplate(opts.dataDir);
       if (!copied) await initdbInChild(opts.dataDir);
     }
     client = await PGlite.create({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, ...pgliteOptions });
@@ -209,8 +212,12 @@ export function useBaselineWasmCompilerOnly(): void {
   setFlagsFromString('--liftoff-only');
 }
 
-export async function openDatabase(config: { databaseUrl?: string; dataDir: string; embeddedWasmOptimize?: boolean }): Promise<Database> {
+/** PostgreSQL with DATABASE_URL, else the embedded database (see openPglite for fromTemplate). */
+export async function openDatabase(
+  config: { databaseUrl?: string; dataDir: string; embeddedWasmOptimize?: boolean },
+  opts: { fromTemplate?: boolean } = {},
+): Promise<Database> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl);
   if (config.embeddedWasmOptimize === false) useBaselineWasmCompilerOnly();
-  return openPglite({ dataDir: config.dataDir });
+  return openPglite({ dataDir: config.dataDir, fromTemplate: opts.fromTemplate });
 }

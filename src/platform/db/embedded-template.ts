@@ -13,7 +13,7 @@ import { migrateToLatest } from './migrate.ts';
 export async function writeEmbeddedTemplate(dir: string = EMBEDDED_TEMPLATE_DIR): Promise<string[]> {
   const staging = `${dir}.new`;
   rmSync(staging, { recursive: true, force: true });
-  const database = await openPglite({ dataDir: staging, noTemplate: true });
+  const database = await openPglite({ dataDir: staging });
   let applied: string[];
   try {
     applied = await migrateToLatest(database.db);
