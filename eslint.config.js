@@ -22,6 +22,8 @@ export default tseslint.config(
   },
   { files: ['src/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'], rules: { 'no-restricted-imports': onlyThroughIndex('modules/[^/]+/(?!index\\.ts$).+') } },
   ...[0, 1, 2, 3].map(areaFiles),
+  // bin/ is plain JavaScript run by node.
+  { files: ['bin/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } } },
   {
     files: ['src/platform/**/*.ts'],
     ignores: ['src/platform/**/*.test.ts'],

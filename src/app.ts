@@ -11,7 +11,7 @@ import { logSerializers } from './platform/http/log-redaction.ts';
 import { registerNotFound } from './platform/http/not-found.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { registerSecurity } from './platform/http/security.ts';
-import { registerValidators } from './platform/http/validation.ts';
+import { createSchemaCompilers, registerValidators } from './platform/http/validation.ts';
 import { MemoryBucketStore, type BucketStore } from './platform/http/rate-limit/token-bucket.ts';
 import { resolveSecretKey, SecretBox } from './platform/crypto/secret-box.ts';
 import { buildModules } from './modules.ts';
@@ -31,8 +31,12 @@ export interface AppDeps {
   extend?: (app: FastifyInstance) => Promise<void> | void;
 }
 
-/** The app plus what tests and tools inspect: the auth cache and every registered route. */
-export type App = FastifyInstance & { keyCache: KeyCache; secretBox: SecretBox; routeTable: readonly RouteOptions[] };
+/**
+ * The app plus what tests and tools inspect: the auth cache, every registered route, and compileSchemas(),
+ * which compiles every route's validators and serializers now (they compile on first use otherwise) and
+ * returns how many it compiled.
+ */
+export type App = FastifyInstance & { keyCache: KeyCache; secretBox: SecretBox; routeTable: readonly RouteOptions[]; compileSchemas: () => number };
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -40,7 +44,10 @@ const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, database } = deps;
   const db = database.db;
+  // Validators and serializers compile on first use, not all ~460 routes' at start-up (platform/http/validation.ts).
+  const compilers = createSchemaCompilers();
   const app = Fastify({
+    schemaController: compilers.schemaController,
     logger: deps.logger ?? { level: config.logLevel, serializers: logSerializers, redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
@@ -72,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   // JSON only: any other body type is a 415 (areas that need raw bodies add a parser in their own scope).
   app.removeContentTypeParser('text/plain');
-  registerValidators(app);
+  registerValidators(app, compilers);
   registerErrorHandler(app);
   registerNotFound(app);
   await registerSecurity(app, config.corsOrigins);
@@ -86,5 +93,5 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }
   if (deps.extend) await deps.extend(app);
 
-  return Object.assign(app, { keyCache, secretBox, routeTable }) as unknown as App;
+  return Object.assign(app, { keyCache, secretBox, routeTable, compileSchemas: () => compilers.compileAll() }) as unknown as App;
 }

@@ -9,6 +9,12 @@ export interface Config {
   /** postgres://… selects PostgreSQL; otherwise the embedded PGlite database in dataDir. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /**
+   * Embedded database only: let V8 optimise PGlite's WebAssembly (TurboFan). Off by default: the baseline compiler
+   * alone starts faster and keeps ~50 MB less resident, at up to 2× the CPU time of heavy queries.
+   * PSA_EMBEDDED_WASM_OPTIMIZE=true.
+   */
+  embeddedWasmOptimize: boolean;
   redisUrl: string | undefined;
   logLevel: string;
   corsOrigins: string[];
@@ -210,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     port: int(env, 'PORT', 3000, 0),
     databaseUrl,
     dataDir: resolve(env.PSA_DATA_DIR || './data'),
+    embeddedWasmOptimize: env.PSA_EMBEDDED_WASM_OPTIMIZE === 'true',
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     corsOrigins: (env.PSA_CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),

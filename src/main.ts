@@ -2,19 +2,30 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './platform/db/database.ts';
-import { migrateToLatest } from './platform/db/migrate.ts';
-import { startWorker, type Worker } from './platform/events/worker.ts';
-import { createTenant } from './modules/tenants/index.ts';
-import { buildWorkerParts } from './modules.ts';
-import { createMailer, type Mailer } from './platform/mail/mailer.ts';
-import { OutboundClient } from './platform/net/outbound-http.ts';
-import { startServer } from './server.ts';
+import type { Worker } from './platform/events/worker.ts';
+import type { Mailer } from './platform/mail/mailer.ts';
+import type { OutboundClient as Outbound } from './platform/net/outbound-http.ts';
 import { fail } from './process-errors.ts';
 
 /** Entry point: config → database → migrate → demo tenant on first start → app (+ worker) → listen. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = await openDatabase(config);
+  // A first start copies the build's migrated template instead of running initdb and every migration. PGlite
+  // compiles its WebAssembly in the background while the server's modules load: the imports below are dynamic so
+  // that their evaluation overlaps with it.
+  const opening = openDatabase(config, { fromTemplate: true });
+  opening.catch(() => undefined); // awaited below; this only keeps a failure from counting as unhandled meanwhile
+  const [{ migrateToLatest }, { startWorker }, { createTenant }, { buildWorkerParts }, { createMailer }, { OutboundClient }, { startServer }] =
+    await Promise.all([
+      import('./platform/db/migrate.ts'),
+      import('./platform/events/worker.ts'),
+      import('./modules/tenants/index.ts'),
+      import('./modules.ts'),
+      import('./platform/mail/mailer.ts'),
+      import('./platform/net/outbound-http.ts'),
+      import('./server.ts'),
+    ]);
+  const database = await opening;
   await migrateToLatest(database.db);
 
   const anyTenant = await database.db.selectFrom('tenants').select('tenant_id').limit(1).executeTakeFirst();
@@ -30,7 +41,7 @@ async function main(): Promise<void> {
   const app = await startServer(config, database);
   let worker: Worker | undefined;
   let mailer: Mailer | undefined;
-  let outbound: OutboundClient | undefined;
+  let outbound: Outbound | undefined;
   if (config.embeddedWorker) {
     mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir, log: app.log });
     outbound = new OutboundClient({ allowPrivate: config.webhookAllowPrivate });

@@ -65,6 +65,11 @@ describe('route contract (ARCHITECTURE.md rule 6 and 7)', () => {
     expect(problems, `Fix these routes:\n${problems.join('\n')}`).toEqual([]);
   });
 
+  it('every route\'s validators and response serializers compile (they compile on first use when serving)', () => {
+    expect(t.app.compileSchemas()).toBeGreaterThan(routes().length);
+    expect(t.app.compileSchemas()).toBe(0);
+  });
+
   it('every input is bounded: closed objects, strings with maxLength, arrays with maxItems', () => {
     const problems: string[] = [];
     for (const r of routes()) {

@@ -1,18 +1,23 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type ReceivedEvent } from '../examples/webhook-receiver.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const dataDir = mkdtempSync(join(tmpdir(), 'psa-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** Starts src/main.ts (what `npm start` runs) on the embedded database and waits for its banner. */
+// What npm start runs is the build (dist/main.js, bundled, and dist/embedded-template): bring it up to date
+// first (a no-op when it is current, as in CI after npm run build), so the tests below start the real artifact.
+beforeAll(() => {
+  execFileSync(process.execPath, [join(ROOT, 'bin', 'build.js'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+}, 300_000);
+
+/** Starts what `npm start` runs (node bin/start.js main) on the embedded database and waits for its banner. */
 function start(env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [TSX, 'src/main.ts'], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'start.js'), 'main'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: '', PSA_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,6 +55,7 @@ describe('npm start (embedded database)', () => {
     const banner = first.output();
     const key = banner.match(/psa_[A-Za-z0-9_-]{43}/)?.[0];
     const base = banner.match(/listening on (http:\/\/[^\s]+)/)?.[1];
+    expect(banner, 'npm start ran the sources, not the build').not.toContain('through tsx');
     expect(key, banner).toBeDefined();
     expect(base, banner).toBeDefined();
     expect(banner).toContain(`curl -H 'X-API-Key: ${key}' ${base}/api/v1/clients`);

@@ -1,4 +1,5 @@
-import jsonata from 'jsonata';
+import { createRequire } from 'node:module';
+import type jsonata from 'jsonata';
 
 /**
  * JSONata for idempotency keys and field mappings: the standard function library, compiled when a
@@ -42,13 +43,18 @@ interface JsonataFailure {
   token?: string;
 }
 
+// jsonata is loaded when the first expression is compiled, not at start-up (~10 MB resident).
+const require = createRequire(import.meta.url);
+let jsonataFn: typeof jsonata | undefined;
+
 const compiled = new Map<string, jsonata.Expression>();
 const CACHE_MAX = 1000;
 
 function compile(source: string): jsonata.Expression {
   const hit = compiled.get(source);
   if (hit) return hit;
-  const expr = jsonata(source, { timeout: EVALUATION_TIME_LIMIT_MS, stack: STACK_LIMIT, sequence: SEQUENCE_LIMIT });
+  jsonataFn ??= require('jsonata') as typeof jsonata;
+  const expr = jsonataFn(source, { timeout: EVALUATION_TIME_LIMIT_MS, stack: STACK_LIMIT, sequence: SEQUENCE_LIMIT });
   if (compiled.size >= CACHE_MAX) compiled.delete(compiled.keys().next().value!);
   compiled.set(source, expr);
   return expr;

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
 import { validation } from '../../platform/http/errors.ts';
 
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
@@ -20,6 +19,8 @@ export interface Avatar {
  * Anything else, or anything that does not decode, is a 400.
  */
 export async function normalizeAvatar(upload: Buffer): Promise<Avatar> {
+  // Loaded on first use: sharp (libvips) is ~30 MB resident that a process serving no avatar upload never needs.
+  const { default: sharp } = await import('sharp');
   const options = { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' as const };
   let format: string | undefined;
   try {

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import * as addFormatsModule from 'ajv-formats';
 import type { Static, TSchema } from 'typebox';
 import { AppError, ERROR_STATUS } from '../http/errors.ts';
@@ -23,8 +23,10 @@ function problemOf(e: ErrorObject): { path: string; message: string } {
  * fields meet exactly the contract an API caller meets (formats, lengths, enums), before any write.
  */
 export function bodyChecker<T extends TSchema>(schema: T): (body: Record<string, unknown>) => Static<T> {
-  const validate = ajv.compile(schema);
+  // Compiled on first use: every area defines its checkers at start-up, and most never run in a given process.
+  let validate: ValidateFunction | undefined;
   return (body) => {
+    validate ??= ajv.compile(schema);
     if (validate(body)) return body as Static<T>;
     const problems = (validate.errors ?? []).map(problemOf);
     throw new AppError('VALIDATION_ERROR', problems.map((p) => `${p.path} ${p.message}`).join('; ').slice(0, 1000), problems);

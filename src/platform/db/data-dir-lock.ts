@@ -3,6 +3,8 @@ import { join } from 'node:path';
 
 export class DataDirInUseError extends Error {}
 
+export const DATA_DIR_LOCK_FILE = '.psa.lock';
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -19,7 +21,7 @@ function alive(pid: number): boolean {
  */
 export function acquireDataDirLock(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });
-  const lockPath = join(dataDir, '.psa.lock');
+  const lockPath = join(dataDir, DATA_DIR_LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockPath, 'wx');

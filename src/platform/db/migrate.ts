@@ -1,12 +1,24 @@
-import { Migrator, type Kysely } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 
+/** Whether the database has applied exactly the migrations this code knows (the usual case on a restart). */
+async function upToDate(db: Kysely<DB>): Promise<boolean> {
+  const table = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
+  if (!table.rows[0]?.present) return false;
+  const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  const known = Object.keys(migrations);
+  return applied.rows.length === known.length && applied.rows.every((r) => Object.hasOwn(migrations, r.name));
+}
+
 /**
  * Applies pending migrations. Kysely's PostgreSQL adapter takes a transaction-scoped advisory lock,
- * so concurrent starters (several api processes) migrate once and the others wait.
+ * so concurrent starters (several api processes) migrate once and the others wait. A database that is
+ * already up to date is recognised with two reads, without the migrator's lock, table checks and
+ * transaction (most starts).
  */
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+  if (await upToDate(db)) return [];
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import pino from 'pino';
 import { newId } from '../ids.ts';
 
@@ -61,11 +62,25 @@ export function createMailer(opts: MailerOptions): Mailer {
   return opts.smtpUrl ? smtpMailer(opts.smtpUrl, opts.from) : fileMailer(opts);
 }
 
+/** nodemailer is loaded with the first message, not at start-up (~10 MB resident a quiet process never needs). */
+function lazyTransport(create: (mailer: typeof nodemailer) => Transporter): { get(): Promise<Transporter>; close(): void } {
+  let transport: Promise<Transporter> | undefined;
+  let closed = false;
+  return {
+    get: () => (transport ??= import('nodemailer').then((m) => create(m.default))),
+    close() {
+      if (closed) return;
+      closed = true;
+      void transport?.then((t) => t.close());
+    },
+  };
+}
+
 function smtpMailer(url: string, from: string): Mailer {
-  const transport = nodemailer.createTransport({ ...SMTP_TIMEOUTS, url }, { from });
+  const transport = lazyTransport((nodemailer) => nodemailer.createTransport({ ...SMTP_TIMEOUTS, url }, { from }));
   return {
     async send(msg) {
-      await transport.sendMail(mailOf(msg));
+      await (await transport.get()).sendMail(mailOf(msg));
     },
     async close() {
       transport.close();
@@ -76,10 +91,10 @@ function smtpMailer(url: string, from: string): Mailer {
 function fileMailer(opts: MailerOptions): Mailer {
   const dir = join(opts.dataDir, 'mail');
   const log = opts.log ?? pino({ level: 'info' });
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from: opts.from });
+  const transport = lazyTransport((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from: opts.from }));
   return {
     async send(msg) {
-      const info = await transport.sendMail(mailOf(msg));
+      const info = await (await transport.get()).sendMail(mailOf(msg));
       await mkdir(dir, { recursive: true, mode: 0o700 });
       // Time first, so a directory listing reads in sending order; the id keeps names unique.
       const path = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}.eml`);

@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import type { InvoiceDocument, PdfLine, PdfParty, QuoteDocument } from './pdf.document.ts';
 import { formatMoney, formatQuantity } from './pdf.money.ts';
 
@@ -40,7 +39,9 @@ function documentDate(isoDate: string): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-function openDocument(title: string, author: string, issueDate: string): Pdf {
+/** pdfkit is loaded on first use: ~25 MB resident that a process rendering no PDF never needs. */
+async function openDocument(title: string, author: string, issueDate: string): Promise<Pdf> {
+  const { default: PDFDocument } = await import('pdfkit');
   const creationDate = documentDate(issueDate);
   return new PDFDocument({
     size: 'A4',
@@ -394,7 +395,7 @@ function drawWatermark(doc: Pdf, word: string): void {
 export async function renderInvoicePdf(invoice: InvoiceDocument): Promise<Buffer> {
   const reference = invoice.number ?? 'DRAFT';
   const name = invoice.number ? `Invoice ${invoice.number}` : 'Invoice DRAFT';
-  const doc = openDocument(name, invoice.seller.name, invoice.issue_date);
+  const doc = await openDocument(name, invoice.seller.name, invoice.issue_date);
   const meta: Heading['meta'] = [
     ['Invoice date', invoice.issue_date],
     ['Due date', invoice.due_date],
@@ -425,7 +426,7 @@ export async function renderInvoicePdf(invoice: InvoiceDocument): Promise<Buffer
 
 export async function renderQuotePdf(quote: QuoteDocument): Promise<Buffer> {
   const name = `Quote ${quote.number}`;
-  const doc = openDocument(name, quote.seller.name, quote.issue_date);
+  const doc = await openDocument(name, quote.seller.name, quote.issue_date);
   const meta: Heading['meta'] = [
     ['Quote date', quote.issue_date],
     ['Valid until', quote.valid_until],
