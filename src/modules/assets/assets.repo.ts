@@ -129,6 +129,7 @@ export function assetList(db: Executor, tenant: string, f: AssetFilter) {
     defaultSort: 'created_at',
     defaultOrder: 'desc',
     tieBreaker: 'a.asset_id',
+    updatedAt: 'a.updated_at',
   });
 }
 

@@ -167,6 +167,7 @@ export function projectList(db: Executor, tenant: string, f: ProjectFilter) {
     defaultSort: 'project_number',
     defaultOrder: 'asc',
     tieBreaker: 'p.project_id',
+    updatedAt: 'p.updated_at',
   });
 }
 
