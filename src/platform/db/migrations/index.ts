@@ -22,6 +22,7 @@ import * as opportunities from './2026_11_25_0020_opportunities.ts';
 import * as automation from './2026_11_25_0021_automation.ts';
 import * as ledger from './2026_11_25_0022_ledger.ts';
 import * as paymentReversals from './2026_11_25_0023_payment_reversals.ts';
+import * as keysetIndexes from './2026_11_25_0024_keyset_indexes.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0021_automation': automation,
   '2026_11_25_0022_ledger': ledger,
   '2026_11_25_0023_payment_reversals': paymentReversals,
+  '2026_11_25_0024_keyset_indexes': keysetIndexes,
 };
