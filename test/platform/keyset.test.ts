@@ -6,6 +6,7 @@ import { expectError, expectStatus, makeClient, makeContact } from '../client-fa
 import { makeTicket } from '../ticket-factories.ts';
 import { makeAsset } from '../asset-factories.ts';
 import { makeProject } from '../project-factories.ts';
+import { defineList, listPage } from '../../src/platform/http/list.ts';
 
 /**
  * The keyset walk every list has (platform/http/keyset.ts): `sort=updated_at` ascending, `nextCursor`
@@ -184,6 +185,32 @@ describe('keyset walk (sort=updated_at&cursor=)', () => {
     const asc = await page(admin, '/api/v1/clients?sort=updated_at&limit=5');
     expect(asc.pagination.nextCursor).toBeUndefined();
     expect(asc.pagination).toMatchObject({ page: 1, total: 3, hasNext: false });
+  });
+
+  it('binds a cursor to the list and its filters, not to an instant the list computes per request (as of now)', async () => {
+    const { tenant, admin } = await makeTenant(t);
+    for (let i = 0; i < 3; i++) await makeClient(admin);
+    // Like "pending as of now": the filter's parameter is a fresh instant on every request.
+    const spec = () => {
+      const base = t.database.db.selectFrom('clients as c').where('c.tenant', '=', tenant).where('c.created_at', '<=', new Date(Date.now() + 60_000));
+      return defineList({
+        from: base,
+        page: base.select(['c.client_id', 'c.updated_at']),
+        sorts: { client_id: ['c.client_id'] },
+        defaultSort: 'client_id',
+        defaultOrder: 'asc',
+        tieBreaker: 'c.client_id',
+        updatedAt: 'c.updated_at',
+      });
+    };
+    const first = await listPage({ sort: 'updated_at', limit: 2 }, spec(), (rows) => rows);
+    await new Promise((r) => setTimeout(r, 5));
+    const second = await listPage({ sort: 'updated_at', limit: 2, cursor: first.pagination.nextCursor }, spec(), (rows) => rows);
+    expect(new Set([...first.data, ...second.data].map((r) => r.client_id)).size).toBe(3);
+    expect(second.pagination.nextCursor).toBeUndefined();
+    // Another filter value is another list.
+    await expect(listPage({ sort: 'updated_at', limit: 2, cursor: first.pagination.nextCursor, updated_since: '2020-01-01T00:00:00.000Z' }, spec(), (rows) => rows))
+      .rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 
   it('rejects a tampered, truncated, garbage, foreign or misused cursor with a 400, never a 500', async () => {

@@ -101,9 +101,7 @@ async function keysetPage<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof D
 ): Promise<ListPage<T>> {
   const page = pageOf(query);
   const { from, rows: ordered, order } = prepared(query, spec);
-  // The filtered row set itself (tenant, scope and filters are its parameters) is what a cursor is bound to.
-  const compiled = from.compile();
-  const binding = listBinding([compiled.sql, compiled.parameters]);
+  const binding = bindingOf(from, query);
   const after = cursor === undefined ? undefined : decodeListCursor(binding, cursor);
   const u = refOf(spec.updatedAt);
   const id = refOf(spec.tieBreaker);
@@ -124,6 +122,21 @@ async function keysetPage<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof D
   const first = paginated(data, total, page);
   return { data, pagination: { ...first.pagination, hasNext: more, ...(nextCursor ? { nextCursor } : {}) } };
 }
+
+/**
+ * What a cursor of this list is bound to: the filtered query's SQL (which list, which filters are on) and
+ * its parameters (the tenant, the caller's scope, the filters' values), plus the request's own parameters
+ * but the paging ones. Instants are left out of the parameters: a filter relative to the request's time
+ * (pending as of now, stalled since) moves with every page, and any instant a caller gave is in the query.
+ */
+function bindingOf<DB, TB extends keyof DB, O>(from: SelectQueryBuilder<DB, TB, O>, query: ListQuery<string>): string {
+  const compiled = from.compile();
+  const given = Object.entries(query).filter(([k, v]) => v !== undefined && !PAGING.has(k)).sort(([a], [b]) => (a < b ? -1 : 1));
+  return listBinding([compiled.sql, compiled.parameters.filter((p) => !(p instanceof Date)), given]);
+}
+
+/** The parameters that move along a walk (or do not change its rows) rather than choose the list. */
+const PAGING = new Set(['cursor', 'page', 'limit', 'order']);
 
 function refOf(e: unknown): Expression<unknown> {
   return typeof e === 'string' ? sql.ref(e) : (e as Expression<unknown>);
