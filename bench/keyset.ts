@@ -8,14 +8,15 @@
  * over a year and many rows sharing a timestamp (the tie-breaker matters). After VACUUM ANALYZE:
  *
  * 1. the plan: one cursor page requested in this process through the real app, its SQL captured and run
- *    again under EXPLAIN (ANALYZE, BUFFERS) at a position 98% into the walk — it must be an index range
- *    scan of (tenant, updated_at, ticket_id) with no sort;
+ *    again under EXPLAIN (ANALYZE, BUFFERS) at positions 2% and 98% into the walk — both must be an index
+ *    range scan of (tenant, updated_at, ticket_id) with no sort of the tickets;
  * 2. the walk: bench/server.ts (the real app, as bench/run.ts starts it) in a child process, and
  *    GET /api/v1/tickets?sort=updated_at&limit=50&cursor=… over HTTP through every page sequentially,
  *    timing each request; then the same deep pages by offset (`page=N`) for contrast.
  *
- * Prints the latency of pages 1–20 vs the last 20 (median, p95, ratio; target: within ±20%) and checks the
- * walk saw every ticket exactly once. Exits non-zero if it repeated or skipped a row, or a request failed.
+ * Prints the latency of pages 1–20 vs the last 20 — as the walk met them, and requested again alternately
+ * (the ratio; target: within ±20%) — and checks the walk saw every ticket exactly once, in order. Exits
+ * non-zero if it repeated, skipped or misordered a row, a request failed, or the plan sorts or scans the table.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +39,7 @@ const ROWS = intEnv('BENCH_KEYSET_ROWS', 100_000, 1_000, 2_000_000);
 const OTHER_ROWS = intEnv('BENCH_KEYSET_OTHER_ROWS', 20_000, 0, 2_000_000);
 const LIMIT = 50;
 const SAMPLE = 20;
+const REPLAYS = 5;
 const BATCH = 1_000;
 const CLIENTS = 100;
 const HOST = '127.0.0.1';
@@ -99,13 +101,21 @@ class CaptureSql implements KyselyPlugin {
 }
 
 interface PlanCheck {
+  /** How far into the walk the position is (0–1). */
+  depth: number;
   plan: string[];
   rangeScan: boolean;
   sorted: boolean;
+  /** Medians over EXPLAIN_RUNS runs, from EXPLAIN ANALYZE. */
+  planningMs: number;
+  executionMs: number;
 }
 
-/** One cursor page through the real app in this process; its captured SQL explained at a deep position. */
-async function explainDeepPage(database: Database, seeded: Seeded): Promise<PlanCheck> {
+const EXPLAIN_RUNS = 5;
+const DEPTHS = [0.02, 0.98];
+
+/** One cursor page through the real app in this process; its captured SQL explained near the start and the end. */
+async function explainCursorPage(database: Database, seeded: Seeded): Promise<PlanCheck[]> {
   const capture = new CaptureSql();
   const traced: Database = { ...database, db: database.db.withPlugin(capture) };
   const config = { ...loadConfig({ ...process.env, LOG_LEVEL: 'warn' }), secretKey: randomBytes(32).toString('base64url') };
@@ -120,21 +130,34 @@ async function explainDeepPage(database: Database, seeded: Seeded): Promise<Plan
     if (next.statusCode !== 200) throw new BenchError(`cursor page: ${next.statusCode} ${next.body.slice(0, 200)}`);
     const compiled = capture.seen.map((node) => database.db.getExecutor().compileQuery(node, { queryId: 'bench' })).find((q) => q.sql.includes('__keyset_u'));
     if (!compiled) throw new BenchError('the cursor page ran no keyset query');
-    // The same statement at a position 98% into the walk: the key of that row replaces the cursor's.
-    const deep = await sql<{ u: string; id: string }>`
-      select to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as u, ticket_id::text as id
-      from tickets where tenant = ${seeded.tenant} order by updated_at, ticket_id offset ${Math.floor(ROWS * 0.98)} limit 1`.execute(database.db);
-    const at = deep.rows[0]!;
-    const params = compiled.parameters.map((p) => (p === cursorKey(cursor).u ? at.u : p === cursorKey(cursor).id ? at.id : p));
-    const explained = await database.db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (analyze, buffers, costs off) ${compiled.sql}`, [...params]));
-    const plan = explained.rows.map((r) => r['QUERY PLAN']);
-    const text = plan.join('\n');
-    // The only sort allowed is the per-ticket tag list's (a few rows each); none may order the tickets themselves.
-    return {
-      plan,
-      rangeScan: /Index (Only )?Scan using tickets_updated_idx/.test(text) && /Index Cond: .*ROW\([^)]*updated_at, [^)]*ticket_id\) >/.test(text),
-      sorted: /Sort Key: [^\n]*(updated_at|ticket_id)/.test(text),
-    };
+    const checks: PlanCheck[] = [];
+    for (const depth of DEPTHS) {
+      // The same statement at another position: the key of the row that far into the walk replaces the cursor's.
+      const found = await sql<{ u: string; id: string }>`
+        select to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as u, ticket_id::text as id
+        from tickets where tenant = ${seeded.tenant} order by updated_at, ticket_id offset ${Math.floor(ROWS * depth)} limit 1`.execute(database.db);
+      const at = found.rows[0]!;
+      const key = cursorKey(cursor);
+      const params = compiled.parameters.map((p) => (p === key.u ? at.u : p === key.id ? at.id : p));
+      const runs: string[][] = [];
+      for (let i = 0; i < EXPLAIN_RUNS; i++) {
+        const explained = await database.db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain (analyze, buffers, costs off) ${compiled.sql}`, [...params]));
+        runs.push(explained.rows.map((r) => r['QUERY PLAN']));
+      }
+      const timeOf = (plan: string[], label: string) => Number(/([\d.]+) ms/.exec(plan.find((l) => l.includes(label)) ?? '')?.[1] ?? NaN);
+      const plan = runs.at(-1)!;
+      const text = plan.join('\n');
+      checks.push({
+        depth,
+        plan,
+        rangeScan: /Index (Only )?Scan using tickets_updated_idx/.test(text) && /Index Cond: .*ROW\([^)]*updated_at, [^)]*ticket_id\) >/.test(text),
+        // The only sort allowed is the per-ticket tag list's (a few rows each); none may order the tickets themselves.
+        sorted: /Sort Key: [^\n]*(updated_at|ticket_id)/.test(text),
+        planningMs: median(runs.map((r) => timeOf(r, 'Planning Time'))),
+        executionMs: median(runs.map((r) => timeOf(r, 'Execution Time'))),
+      });
+    }
+    return checks;
   } finally {
     await app.close();
   }
@@ -200,6 +223,8 @@ async function timedGet(url: string, apiKey: string): Promise<{ ms: number; body
 
 interface Walk {
   times: number[];
+  /** The cursor each page was requested with (undefined for the first). */
+  cursors: (string | undefined)[];
   seen: number;
   distinct: number;
   repeated: number;
@@ -210,6 +235,7 @@ interface Walk {
 /** Every page by cursor, sequentially; the ids and their order checked as they come. */
 async function walkAll(base: string, apiKey: string): Promise<Walk> {
   const times: number[] = [];
+  const cursors: (string | undefined)[] = [];
   const ids = new Set<string>();
   let seen = 0;
   let repeated = 0;
@@ -217,9 +243,9 @@ async function walkAll(base: string, apiKey: string): Promise<Walk> {
   let last = '';
   let cursor: string | undefined;
   do {
-    const url = `${base}/api/v1/tickets?sort=updated_at&limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const { ms, body } = await timedGet(url, apiKey);
+    const { ms, body } = await timedGet(pageUrl(base, cursor), apiKey);
     times.push(ms);
+    cursors.push(cursor);
     for (const row of body.data) {
       seen++;
       if (ids.has(row.ticket_id)) repeated++;
@@ -231,7 +257,29 @@ async function walkAll(base: string, apiKey: string): Promise<Walk> {
     cursor = body.pagination.nextCursor;
     if (times.length > ROWS / LIMIT + 10) throw new BenchError('the walk did not end');
   } while (cursor !== undefined);
-  return { times, seen, distinct: ids.size, repeated, pages: times.length, outOfOrder };
+  return { times, cursors, seen, distinct: ids.size, repeated, pages: times.length, outOfOrder };
+}
+
+const pageUrl = (base: string, cursor: string | undefined) =>
+  `${base}/api/v1/tickets?sort=updated_at&limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+
+/**
+ * The first and last SAMPLE pages requested again, alternating (first page 1, then the last-but-19, then
+ * page 2, …) for REPLAYS rounds: a load that drifts during the minute-long walk (another process on the
+ * machine) then weighs on both samples alike. The cursors are the walk's own.
+ */
+async function replay(base: string, apiKey: string, walk: Walk): Promise<{ head: number[]; tail: number[] }> {
+  const head: number[] = [];
+  const tail: number[] = [];
+  const first = walk.cursors.slice(0, SAMPLE);
+  const last = walk.cursors.slice(-SAMPLE);
+  for (let round = 0; round < REPLAYS; round++) {
+    for (let i = 0; i < SAMPLE; i++) {
+      head.push((await timedGet(pageUrl(base, first[i]), apiKey)).ms);
+      tail.push((await timedGet(pageUrl(base, last[i]), apiKey)).ms);
+    }
+  }
+  return { head, tail };
 }
 
 const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
@@ -244,7 +292,7 @@ async function main(): Promise<void> {
   await recreateDatabase(dbUrl);
   const database = await openPostgres(dbUrl.toString(), 4);
   let seeded: Seeded;
-  let plan: PlanCheck;
+  let plans: PlanCheck[];
   try {
     await migrateToLatest(database.db);
     const tSeed = performance.now();
@@ -252,7 +300,7 @@ async function main(): Promise<void> {
     if (OTHER_ROWS > 0) await seedTenant(database.db, 'keyset-other', OTHER_ROWS);
     await sql`vacuum (analyze)`.execute(database.db);
     log(`bench:keyset: ${ROWS} tickets (+${OTHER_ROWS} in another tenant) seeded and analyzed in ${seconds(tSeed)}`);
-    plan = await explainDeepPage(database, seeded);
+    plans = await explainCursorPage(database, seeded);
   } finally {
     await database.close();
   }
@@ -263,30 +311,34 @@ async function main(): Promise<void> {
   const walk = await walkAll(base, seeded.apiKey);
   const walkTime = seconds(tWalk);
   const pages = walk.pages;
+  const replayed = await replay(base, seeded.apiKey, walk);
   const offsetDeep: number[] = [];
   for (let n = pages - SAMPLE + 1; n <= pages; n++) offsetDeep.push((await timedGet(`${base}/api/v1/tickets?sort=updated_at&limit=${LIMIT}&page=${n}`, seeded.apiKey)).ms);
   server?.kill('SIGTERM');
 
-  const head = walk.times.slice(0, SAMPLE);
-  const tail = walk.times.slice(-SAMPLE);
-  const ratio = median(tail) / median(head);
+  const ratio = median(replayed.tail) / median(replayed.head);
   const rows: [string, number[]][] = [
-    [`cursor pages 1–${SAMPLE}`, head],
-    [`cursor pages ${pages - SAMPLE + 1}–${pages}`, tail],
+    [`walk: cursor pages 1–${SAMPLE}`, walk.times.slice(0, SAMPLE)],
+    [`walk: cursor pages ${pages - SAMPLE + 1}–${pages}`, walk.times.slice(-SAMPLE)],
+    [`replayed ×${REPLAYS}: pages 1–${SAMPLE}`, replayed.head],
+    [`replayed ×${REPLAYS}: pages ${pages - SAMPLE + 1}–${pages}`, replayed.tail],
     [`offset pages ${pages - SAMPLE + 1}–${pages} (page=N)`, offsetDeep],
   ];
   const ok = walk.repeated === 0 && walk.distinct === ROWS && walk.seen === ROWS && walk.outOfOrder === 0;
   console.log(`\nbench:keyset — GET /api/v1/tickets?sort=updated_at&limit=${LIMIT}&cursor=…, ${ROWS.toLocaleString('en')} tickets (PostgreSQL, sequential requests)\n`);
-  console.log(`${'pages'.padEnd(40)}${'median ms'.padStart(10)}${'p95 ms'.padStart(10)}`);
-  for (const [label, xs] of rows) console.log(`${label.padEnd(40)}${fmt(median(xs)).padStart(10)}${fmt(p95(xs)).padStart(10)}`);
-  console.log(`\nlast/first median ratio (cursor): ${ratio.toFixed(2)}  (target 0.80–1.20: ${ratio >= 0.8 && ratio <= 1.2 ? 'met' : 'NOT met'})`);
+  console.log(`${'pages'.padEnd(44)}${'median ms'.padStart(10)}${'p95 ms'.padStart(10)}`);
+  for (const [label, xs] of rows) console.log(`${label.padEnd(44)}${fmt(median(xs)).padStart(10)}${fmt(p95(xs)).padStart(10)}`);
+  console.log(`\nlast/first median ratio (cursor pages, replayed alternately): ${ratio.toFixed(2)}  (target 0.80–1.20: ${ratio >= 0.8 && ratio <= 1.2 ? 'met' : 'NOT met'})`);
   console.log(`walk: ${pages} pages in ${walkTime}, ${walk.seen} rows, ${walk.distinct} distinct ids, ${walk.repeated} repeated, ${ROWS - walk.distinct} skipped, ${walk.outOfOrder} out of (updated_at, id) order → ${ok ? 'OK' : 'FAILED'}`);
-  console.log(`plan of a cursor page 98% deep: index range scan on tickets_updated_idx: ${plan.rangeScan ? 'yes' : 'NO'}; sort node: ${plan.sorted ? 'YES' : 'none'}`);
-  // The plan's lines about the walked table (the rest are the page's joins to names, 51 rows each).
-  const shown = plan.plan.filter((l, i, all) => /^\s*Limit|tickets_updated_idx|Sort Key|Execution Time|Planning Time/.test(l) || /tickets_updated_idx/.test(all[i - 1] ?? ''));
-  console.log(shown.map((l) => `  ${l.trim()}`).join('\n'));
+  for (const plan of plans) {
+    console.log(`\nplan of a cursor page ${Math.round(plan.depth * 100)}% deep: index range scan on tickets_updated_idx: ${plan.rangeScan ? 'yes' : 'NO'}; `
+      + `sort of the tickets: ${plan.sorted ? 'YES' : 'none'}; median of ${EXPLAIN_RUNS} EXPLAIN ANALYZE: planning ${plan.planningMs.toFixed(2)} ms, execution ${plan.executionMs.toFixed(2)} ms`);
+    // The plan's lines about the walked table (the rest are the page's joins to names, 51 rows each).
+    const shown = plan.plan.filter((l, i, all) => /^\s*Limit|tickets_updated_idx/.test(l) || /tickets_updated_idx/.test(all[i - 1] ?? ''));
+    console.log(shown.map((l) => `  ${l.trim()}`).join('\n'));
+  }
   console.log(`\ntotal ${seconds(tAll)}`);
-  if (!ok || !plan.rangeScan || plan.sorted) process.exitCode = 1;
+  if (!ok || plans.some((p) => !p.rangeScan || p.sorted)) process.exitCode = 1;
 }
 
 main().catch((err: unknown) => {
