@@ -14,6 +14,7 @@ import { registerSecurity } from './platform/http/security.ts';
 import { createSchemaCompilers, registerValidators } from './platform/http/validation.ts';
 import { MemoryBucketStore, type BucketStore } from './platform/http/rate-limit/token-bucket.ts';
 import { resolveSecretKey, SecretBox } from './platform/crypto/secret-box.ts';
+import { installListCursorKey } from './platform/http/list-cursor.ts';
 import { buildModules } from './modules.ts';
 import { OutboundClient } from './platform/net/outbound-http.ts';
 
@@ -61,6 +62,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const secretBox = deps.secretBox ?? new SecretBox(resolveSecretKey(config));
+  // The list use case signs its keyset cursors with it (list-cursor.ts).
+  installListCursorKey(secretBox);
   const webhookClient = deps.webhookClient ?? new OutboundClient({ allowPrivate: config.webhookAllowPrivate });
   if (!deps.webhookClient) app.addHook('onClose', () => webhookClient.close());
   const routeTable: RouteOptions[] = [];

@@ -136,6 +136,7 @@ export function assetList(db: Executor, tenant: string, f: AssetFilter) {
     defaultSort: 'created_at',
     defaultOrder: 'desc',
     tieBreaker: 'a.asset_id',
+    updatedAt: 'a.updated_at',
     // Every asset has a client (NOT NULL, foreign key), so the inner join never changes the count. `today`
     // only dates the warranty filter.
     counter: whenUnfiltered({ ...f, today: undefined }, { tenant, list: 'assets' }),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Id, Name, Nullable, Timestamp, dataOf, listOf } from '../../platform/http/schemas.ts';
+import { Id, Name, Nullable, Timestamp, dataOf, listOf, listQuery } from '../../platform/http/schemas.ts';
 import { EXPRESSION_MAX_LENGTH } from './expressions.ts';
 
 export const AUTH_TYPES = ['hmac_sha256', 'bearer', 'ip_allowlist', 'path_token'] as const;
@@ -151,18 +151,10 @@ export const InboundWebhookResponse = dataOf(InboundWebhook);
 export const InboundWebhookSecretResponse = dataOf(InboundWebhookWithSecret);
 export const InboundWebhookListResponse = listOf(InboundWebhookSummary);
 
-export const ListInboundWebhooksQuery = Type.Object(
-  {
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-    sort: Type.Optional(Type.Enum(['name', 'slug', 'created_at', 'updated_at'])),
-    order: Type.Optional(Type.Enum(['asc', 'desc'])),
-    updated_since: Type.Optional(Timestamp),
-    is_active: Type.Optional(Type.Boolean()),
-    handler_type: Type.Optional(HandlerType),
-  },
-  { additionalProperties: false },
-);
+export const ListInboundWebhooksQuery = listQuery(['name', 'slug', 'created_at', 'updated_at'] as const, {
+  is_active: Type.Optional(Type.Boolean()),
+  handler_type: Type.Optional(HandlerType),
+});
 export type ListInboundWebhooksQuery = Static<typeof ListInboundWebhooksQuery>;
 
 const TargetFieldSchema = Type.Object({

@@ -156,6 +156,7 @@ export function projectList(db: Executor, tenant: string, f: ProjectFilter) {
     defaultSort: 'project_number',
     defaultOrder: 'asc',
     tieBreaker: 'p.project_id',
+    updatedAt: 'p.updated_at',
     counter: whenUnfiltered(f, { tenant, list: 'projects' }),
   });
 }

@@ -72,6 +72,7 @@ export function userRolesList(db: Executor, tenant: string, f: UserRolesFilter) 
     defaultSort: 'username',
     defaultOrder: 'asc',
     tieBreaker: 'u.user_id',
+    updatedAt: 'u.updated_at',
   });
 }
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Id, Nullable, Pagination } from '../../platform/http/schemas.ts';
+import { Id, Nullable, Pagination, listQuery } from '../../platform/http/schemas.ts';
 
 /** A role as it appears on a user. */
 export const AssignedRole = Type.Object({
@@ -51,18 +51,11 @@ export const UserPermissionsResponse = Type.Object({
 export const USER_ROLES_SORT_FIELDS = ['username', 'email', 'created_at'] as const;
 export type UserRolesSortField = (typeof USER_ROLES_SORT_FIELDS)[number];
 
-/** Exactly the spec's parameters (page, limit, search, is_inactive, sort, order). */
-export const ListUserRolesQuery = Type.Object(
-  {
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-    search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of username, first or last name, full name or email; blank means no search' })),
-    is_inactive: Type.Optional(Type.Boolean({ description: 'true: only inactive users; false: only active ones; absent: all users' })),
-    sort: Type.Optional(Type.Enum([...USER_ROLES_SORT_FIELDS], { default: 'username' })),
-    order: Type.Optional(Type.Enum(['asc', 'desc'], { default: 'asc' })),
-  },
-  { additionalProperties: false },
-);
+/** The list parameters every list has (sorted by username unless `sort` says otherwise), plus search and is_inactive. */
+export const ListUserRolesQuery = listQuery(USER_ROLES_SORT_FIELDS, {
+  search: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of username, first or last name, full name or email; blank means no search' })),
+  is_inactive: Type.Optional(Type.Boolean({ description: 'true: only inactive users; false: only active ones; absent: all users' })),
+});
 export type ListUserRolesQuery = Static<typeof ListUserRolesQuery>;
 
 export const UserWithRoles = Type.Object({

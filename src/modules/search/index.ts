@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../platform/db/schema.ts';
-import type { CursorMac } from './search.cursor.ts';
+import type { CursorMac } from '../../platform/crypto/signed-token.ts';
 import { searchRoutes } from './search.routes.ts';
 import { createSearchService } from './search.service.ts';
 import { defineModule, V1 } from '../deps.ts';

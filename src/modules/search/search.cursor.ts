@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { openToken, signToken, type CursorMac } from '../../platform/crypto/signed-token.ts';
 import { AppError } from '../../platform/http/errors.ts';
 
 /**
@@ -21,11 +22,6 @@ export interface CursorState {
   id: string;
 }
 
-export interface CursorMac {
-  mac(data: string): string;
-  verifyMac(data: string, mac: string): boolean;
-}
-
 /** What the cursor is bound to: a cursor from another search never continues this one. */
 export function searchBinding(tenant: string, query: string, types: readonly string[] | null, sort: string): string {
   const key = JSON.stringify([tenant, query, types === null ? null : [...types].sort(), sort]);
@@ -33,10 +29,9 @@ export function searchBinding(tenant: string, query: string, types: readonly str
 }
 
 export function encodeCursor(box: CursorMac, binding: string, s: CursorState): string {
-  const body = Buffer.from(JSON.stringify({
+  return signToken(box, {
     v: 1, b: binding, s: s.sort, f: s.corrected === null ? 0 : 1, ...(s.corrected === null ? {} : { c: s.corrected }), a: s.asOf.toISOString(), k: [s.score, s.updatedAt, s.type, s.id],
-  })).toString('base64url');
-  return `${body}.${box.mac(body)}`;
+  });
 }
 
 const invalid = () => new AppError('VALIDATION_ERROR', 'invalid cursor', [{ path: 'querystring.cursor', message: 'invalid cursor' }]);
@@ -53,16 +48,9 @@ function isoDate(v: unknown): Date | undefined {
 
 /** The state of a cursor this search issued; anything else → 400. */
 export function decodeCursor(box: CursorMac, binding: string, cursor: string): CursorState {
-  const [body, mac, extra] = cursor.split('.');
-  if (!body || !mac || extra !== undefined || !box.verifyMac(body, mac)) throw invalid();
-  let raw: unknown;
-  try {
-    raw = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
+  const raw = openToken(box, cursor);
   const o = raw as { v?: unknown; b?: unknown; s?: unknown; f?: unknown; c?: unknown; a?: unknown; k?: unknown };
-  if (typeof o !== 'object' || o === null || o.v !== 1 || o.b !== binding) throw invalid();
+  if (raw === undefined || typeof o !== 'object' || o === null || o.v !== 1 || o.b !== binding) throw invalid();
   if ((o.s !== 'relevance' && o.s !== 'recent') || (o.f !== 0 && o.f !== 1) || !Array.isArray(o.k) || o.k.length !== 4) throw invalid();
   const corrected = o.f === 1 && typeof o.c === 'string' && o.c.length > 0 && o.c.length <= MAX_CORRECTED ? o.c : null;
   if ((o.f === 1) !== (corrected !== null) || (o.f === 0 && o.c !== undefined)) throw invalid();

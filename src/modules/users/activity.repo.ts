@@ -72,5 +72,6 @@ export function activityList(db: Executor, tenant: string, f: ActivityFilter) {
   if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
   if (f.until !== undefined) q = q.where('created_at', '<', f.until);
   // `updated_since` is folded into `since` by the caller (an entry never changes after it is written).
-  return defineList({ from: q, page: q.selectAll(), sorts: { created_at: ['created_at'] }, defaultSort: 'created_at', defaultOrder: 'desc', tieBreaker: 'activity_id' });
+  // An entry never changes after it is written, so created_at is also the key of the updated_at sort.
+  return defineList({ from: q, page: q.selectAll(), sorts: { created_at: ['created_at'] }, defaultSort: 'created_at', defaultOrder: 'desc', tieBreaker: 'activity_id', updatedAt: 'created_at' });
 }

@@ -1,8 +1,10 @@
-import { sql, type Expression, type OrderByExpression, type SelectQueryBuilder, type StringReference } from 'kysely';
+import { sql, type Expression, type OrderByExpression, type RawBuilder, type SelectQueryBuilder, type StringReference } from 'kysely';
 import { maintainedCount, type ListCounter } from '../db/list-counts.ts';
 import { PREPARE_MARK } from '../db/prepared.ts';
 import { validation } from './errors.ts';
-import { pageOf, paginated, type Page, type PageQuery } from './pagination.ts';
+import { afterPosition, KEY_ID, KEY_U, KEYSET_SORT, keysetOf, keyText } from './keyset.ts';
+import { decodeListCursor, encodeListCursor, listBinding, type KeysetPosition } from './list-cursor.ts';
+import { pageOf, paginated, type Page, type PageQuery, type Pagination } from './pagination.ts';
 
 /**
  * The list parameters every list route shares (its schema validates them). `sort` is the area's enum: a
@@ -11,6 +13,8 @@ import { pageOf, paginated, type Page, type PageQuery } from './pagination.ts';
 export interface ListQuery<S extends string = string> extends PageQuery {
   sort?: S;
   updated_since?: string;
+  /** Continues a `sort=updated_at` walk after the page that issued it (keyset.ts). */
+  cursor?: string;
 }
 
 /**
@@ -37,10 +41,12 @@ export interface ListSpec<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof D
   /** A unique column, last in every ordering, so pages never overlap or skip rows. */
   tieBreaker: NoInfer<OrderByExpression<DB, TB, Row>>;
   /**
-   * The column (or expression) `updated_since` is compared with (`>=`), named as both `from` and `page`
-   * see it; a list without the parameter leaves it out.
+   * When a row last changed (a timestamptz, never null: `created_at` for rows that never change), named
+   * as both `from` and `page` see it: `updated_since` compares with it (`>=`), and it is the key of the
+   * `updated_at` sort every list has (keyset.ts) — the area's own `updated_at` terms when it declares
+   * them, this column otherwise. With a late join it must also name the column in the joined query.
    */
-  updatedAt?: NoInfer<(StringReference<FDB, FTB> & StringReference<DB, TB>) | Expression<Date | null>>;
+  updatedAt: NoInfer<(StringReference<FDB, FTB> & StringReference<DB, TB>) | Expression<Date>>;
   /**
    * Joins the picked page to columns the ordering does not need (so the join sees `limit` rows, never the
    * whole filter). The result must alias the page under its own name: the ordering is applied again to it.
@@ -67,7 +73,7 @@ export function defineList<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof 
 
 export interface ListPage<T> {
   data: T[];
-  pagination: { page: number; limit: number; total: number; totalPages: number; hasNext: boolean; hasPrev: boolean };
+  pagination: Pagination;
 }
 
 /** The column that carries the filtered total on every row of a page. */
@@ -81,12 +87,15 @@ const TOTAL = '__list_total';
  * subquery (PostgreSQL runs it once) — the maintained count when the spec has one, else a count — so a
  * page costs one round trip and no parse or plan. Only a page past the end, which has no row to carry
  * the total, counts again.
+ * An ascending `sort=updated_at` pages by keyset instead (keysetPage).
  */
 export async function listPage<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, JDB, JTB extends keyof JDB, Out, T>(
-  query: ListQuery<NoInfer<S>>,
+  query: ListQuery<NoInfer<S> | typeof KEYSET_SORT>,
   spec: ListSpec<FDB, FTB, FO, DB, TB, Row, S, JDB, JTB, Out>,
   map: (rows: Out[]) => T[] | Promise<T[]>,
 ): Promise<ListPage<T>> {
+  const keyset = keysetOf(query);
+  if (keyset.walk) return keysetPage(query, keyset.cursor, spec, map);
   const page = pageOf(query);
   const { from, rows: ordered, order } = prepared(query, spec);
   // The limit is part of the statement's text (1–100, validated): with it as a parameter the generic plan
@@ -95,12 +104,81 @@ export async function listPage<FDB, FTB extends keyof FDB, FO, DB, TB extends ke
   // The late join keeps the page's alias, so every sort term still names the column it orders by; only the
   // types differ (without a late join, Out is Row).
   const rows = spec.lateJoin ? order(spec.lateJoin(picked) as unknown as SelectQueryBuilder<DB, TB, Row>) : picked;
-  const total = spec.counter && query.updated_since === undefined ? maintainedCount(spec.counter) : sql<number | string>`(${countQuery(from)})`;
-  const list = (await rows
-    .select(total.as(TOTAL))
-    .modifyEnd(sql.raw(PREPARE_MARK))
-    .execute()) as unknown as (Out & { [TOTAL]: number | string })[];
+  const list = (await withTotal(rows, totalOf(query, spec, from))) as WithTotal<Out>[];
   return paginated(await map(list), list[0] ? Number(list[0][TOTAL]) : page.offset === 0 ? 0 : await countOf(from), page);
+}
+
+/** The filtered total as a scalar subquery: the maintained count when the spec has one, else a count. */
+function totalOf<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, JDB, JTB extends keyof JDB, Out>(
+  query: ListQuery<string>,
+  spec: ListSpec<FDB, FTB, FO, DB, TB, Row, S, JDB, JTB, Out>,
+  from: SelectQueryBuilder<FDB, FTB, FO>,
+) {
+  return spec.counter && query.updated_since === undefined ? maintainedCount(spec.counter) : sql<number | string>`(${countQuery(from)})`;
+}
+
+/** Runs a page's statement, prepared per shape, with the total (when given) on every row. */
+async function withTotal<DB, TB extends keyof DB, O>(rows: SelectQueryBuilder<DB, TB, O>, total: RawBuilder<number | string> | undefined): Promise<unknown[]> {
+  const q: SelectQueryBuilder<DB, TB, unknown> = total ? rows.select(total.as(TOTAL)) : rows;
+  return q.modifyEnd(sql.raw(PREPARE_MARK)).execute();
+}
+
+type WithTotal<R> = R & { [TOTAL]: number | string };
+
+/**
+ * A page of the keyset walk: `limit + 1` rows after the cursor's position (or at the page's offset
+ * without one), the extra row only telling that more follow. Each row also carries its exact key as
+ * text (keyset.ts), selected on the final query (after the late join, whose ordering names the same
+ * columns) and stripped before the area maps the rows. The first page counts the total as usual; a page
+ * after a cursor does not (that would cost the whole walk on every page).
+ */
+async function keysetPage<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, JDB, JTB extends keyof JDB, Out, T>(
+  query: ListQuery<string>,
+  cursor: string | undefined,
+  spec: ListSpec<FDB, FTB, FO, DB, TB, Row, S, JDB, JTB, Out>,
+  map: (rows: Out[]) => T[] | Promise<T[]>,
+): Promise<ListPage<T>> {
+  const page = pageOf(query);
+  const { from, rows: ordered, order } = prepared(query, spec);
+  const binding = bindingOf(from, query);
+  const after = cursor === undefined ? undefined : decodeListCursor(binding, cursor);
+  const u = refOf(spec.updatedAt);
+  const id = refOf(spec.tieBreaker);
+  // As in listPage: one prepared statement per shape, the limit literal so its generic plan reads limit + 1
+  // rows — the same plan at the start and the end of a walk.
+  const picked = (after ? ordered.where(afterPosition(u, id, after)) : ordered.offset(page.offset)).limit(sql.lit(page.limit + 1));
+  const joined = spec.lateJoin ? order(spec.lateJoin(picked) as unknown as SelectQueryBuilder<DB, TB, Row>) : picked;
+  const keyed = joined.select([keyText(u).as(KEY_U), sql<string>`${id}::text`.as(KEY_ID)]);
+  const rows = (await withTotal(keyed, after ? undefined : totalOf(query, spec, from))) as WithTotal<Out & Record<typeof KEY_U | typeof KEY_ID, string>>[];
+  const total = after ? undefined : rows[0] ? Number(rows[0][TOTAL]) : page.offset === 0 ? 0 : await countOf(from);
+  const more = rows.length > page.limit;
+  const shown = rows.slice(0, page.limit);
+  const last = shown.at(-1);
+  const next: KeysetPosition | undefined = more && last ? { u: last[KEY_U], id: last[KEY_ID] } : undefined;
+  const data = await map(shown.map(({ [KEY_U]: _u, [KEY_ID]: _id, [TOTAL]: _t, ...row }) => row as unknown as Out));
+  const nextCursor = next && encodeListCursor(binding, next);
+  if (total === undefined) return { data, pagination: { limit: page.limit, hasNext: more, hasPrev: true, ...(nextCursor ? { nextCursor } : {}) } };
+  const first = paginated(data, total, page);
+  return { data, pagination: { ...first.pagination, hasNext: more, ...(nextCursor ? { nextCursor } : {}) } };
+}
+
+/**
+ * What a cursor of this list is bound to: the filtered query's SQL (which list, which filters are on) and
+ * its parameters (the tenant, the caller's scope, the filters' values), plus the request's own parameters
+ * but the paging ones. Instants are left out of the parameters: a filter relative to the request's time
+ * (pending as of now, stalled since) moves with every page, and any instant a caller gave is in the query.
+ */
+function bindingOf<DB, TB extends keyof DB, O>(from: SelectQueryBuilder<DB, TB, O>, query: ListQuery<string>): string {
+  const compiled = from.compile();
+  const given = Object.entries(query).filter(([k, v]) => v !== undefined && !PAGING.has(k)).sort(([a], [b]) => (a < b ? -1 : 1));
+  return listBinding([compiled.sql, compiled.parameters.filter((p) => !(p instanceof Date)), given]);
+}
+
+/** The parameters that move along a walk (or do not change its rows) rather than choose the list. */
+const PAGING = new Set(['cursor', 'page', 'limit', 'order']);
+
+function refOf(e: unknown): Expression<unknown> {
+  return typeof e === 'string' ? sql.ref(e) : (e as Expression<unknown>);
 }
 
 /**
@@ -109,24 +187,30 @@ export async function listPage<FDB, FTB extends keyof FDB, FO, DB, TB extends ke
  * export sorted like the list).
  */
 export function orderedRows<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, JDB, JTB extends keyof JDB, Out>(
-  query: Omit<ListQuery<NoInfer<S>>, 'page' | 'limit'>,
+  query: Omit<ListQuery<NoInfer<S> | typeof KEYSET_SORT>, 'page' | 'limit' | 'cursor'>,
   spec: ListSpec<FDB, FTB, FO, DB, TB, Row, S, JDB, JTB, Out>,
 ): SelectQueryBuilder<DB, TB, Row> {
   return prepared(query, spec).rows;
 }
 
-/** The filtered total's query, the ordered rows, and the ordering (to apply again after a late join). */
+/**
+ * The filtered total's query, the ordered rows, and the ordering (to apply again after a late join).
+ * `updated_at` is a sort of every list: ascending unless `order` says otherwise, and in the keyset walk
+ * ordered by the spec's `updatedAt` (the cursor's key) whatever the area declares for it.
+ */
 function prepared<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, JDB, JTB extends keyof JDB, Out>(
-  query: Omit<ListQuery<S>, 'page' | 'limit'>,
+  query: Omit<ListQuery<string>, 'page' | 'limit' | 'cursor'>,
   spec: ListSpec<FDB, FTB, FO, DB, TB, Row, S, JDB, JTB, Out>,
 ) {
-  const sort = query.sort ?? spec.defaultSort;
-  if (!Object.hasOwn(spec.sorts, sort)) throw validation('querystring.sort', `must be one of ${Object.keys(spec.sorts).join(', ')}`);
-  const terms = spec.sorts[sort];
-  const dir = query.order ?? spec.defaultOrder;
+  const sort: string = query.sort ?? spec.defaultSort;
+  const sorts = spec.sorts as Record<string, readonly SortTerm<OrderByExpression<DB, TB, Row>>[]>;
+  if (!Object.hasOwn(sorts, sort) && sort !== KEYSET_SORT) throw validation('querystring.sort', `must be one of ${[...new Set([...Object.keys(sorts), KEYSET_SORT])].join(', ')}`);
+  const dir = query.order ?? (sort === KEYSET_SORT ? 'asc' : spec.defaultOrder);
+  const byKey = sort === KEYSET_SORT && (dir === 'asc' || !Object.hasOwn(sorts, sort));
+  const terms = byKey ? [spec.updatedAt as unknown as OrderByExpression<DB, TB, Row>] : sorts[sort]!;
   let { from, page: rows } = spec;
-  if (spec.updatedAt !== undefined && query.updated_since !== undefined) {
-    const column = typeof spec.updatedAt === 'string' ? sql.ref(spec.updatedAt) : spec.updatedAt;
+  if (query.updated_since !== undefined) {
+    const column = refOf(spec.updatedAt);
     const since = sql<boolean>`${column} >= ${new Date(query.updated_since)}`;
     from = from.where(since);
     rows = rows.where(since);
@@ -135,15 +219,61 @@ function prepared<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, 
   return { from, rows: order(rows), order };
 }
 
-/** The envelope of a list that is empty without asking the database (a filter that can match nothing). */
-export function emptyPage(query: PageQuery): ListPage<never> {
-  return paginated([], 0, pageOf(query));
+/**
+ * The envelope of a list that is empty without asking the database (a filter that can match nothing).
+ * A cursor's parameters are checked as for any list; the cursor itself has no rows to continue after.
+ */
+export function emptyPage(query: ListQuery<string>): ListPage<never> {
+  const { cursor } = keysetOf(query);
+  const page = pageOf(query);
+  if (cursor !== undefined) return { data: [], pagination: { limit: page.limit, hasNext: false, hasPrev: true } };
+  return paginated([], 0, page);
 }
 
-/** Pages rows already in memory (lists read from a provider, not a table), with the same envelope. */
-export function pageOfArray<T>(query: PageQuery, rows: readonly T[]): ListPage<T> {
+/** How an in-memory list walks by keyset: what its cursors are bound to, and each row's key. */
+export interface ArrayKeyset<T> {
+  /** The list and its filters (tenant, route, parameters): a cursor issued for other ones is a 400. */
+  scope: unknown;
+  /** The row's updated_at (ISO 8601 UTC) and its unique id. */
+  key: (row: T) => { updatedAt: string; id: string };
+}
+
+/**
+ * Pages rows already in memory (lists read from a provider, not a table), with the same envelope. With
+ * `keyset`, an ascending `sort=updated_at` walks like a table's list: the rows sorted by (updated_at, id)
+ * here, the cursor's position compared in memory.
+ */
+export function pageOfArray<T>(query: ListQuery<string>, rows: readonly T[], keyset?: ArrayKeyset<T>): ListPage<T> {
   const page: Page = pageOf(query);
-  return paginated(rows.slice(page.offset, page.offset + page.limit), rows.length, page);
+  const mode = keysetOf(query);
+  if (!mode.walk || !keyset) {
+    if (mode.cursor !== undefined) throw validation('querystring.cursor', 'this list has no keyset walk');
+    return paginated(rows.slice(page.offset, page.offset + page.limit), rows.length, page);
+  }
+  const keyed = rows.map((row) => ({ row, at: positionOf(keyset.key(row)) }));
+  keyed.sort((a, b) => compare(a.at, b.at));
+  const binding = listBinding(['memory', keyset.scope]);
+  const after = mode.cursor === undefined ? undefined : decodeListCursor(binding, mode.cursor);
+  const rest = after ? keyed.filter((k) => compare(k.at, after) > 0) : keyed.slice(page.offset);
+  const shown = rest.slice(0, page.limit);
+  const more = rest.length > page.limit;
+  const last = shown.at(-1);
+  const nextCursor = more && last ? encodeListCursor(binding, last.at) : undefined;
+  const data = shown.map((k) => k.row);
+  const extra = nextCursor ? { nextCursor } : {};
+  if (after) return { data, pagination: { limit: page.limit, hasNext: more, hasPrev: true, ...extra } };
+  return { data, pagination: { ...paginated(data, rows.length, page).pagination, hasNext: more, ...extra } };
+}
+
+/** An ISO timestamp with milliseconds as the cursor's microsecond form (in-memory rows have no more). */
+function positionOf(key: { updatedAt: string; id: string }): KeysetPosition {
+  return { u: new Date(key.updatedAt).toISOString().replace(/Z$/, '000Z'), id: key.id };
+}
+
+/** Both parts have one fixed-width format, so comparing the text is comparing the values. */
+function compare(a: KeysetPosition, b: KeysetPosition): number {
+  if (a.u !== b.u) return a.u < b.u ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 function orderBy<DB, TB extends keyof DB, Row>(

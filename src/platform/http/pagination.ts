@@ -17,7 +17,22 @@ export function pageOf(query: PageQuery): Page {
   return { page, limit, offset: (page - 1) * limit };
 }
 
-export function paginated<T>(data: T[], total: number, p: Page) {
+/**
+ * The `pagination` of every list. A page after a keyset cursor has no `page`, `total` or `totalPages`
+ * (counting would cost the whole walk on every page); `nextCursor` is set on every page of an ascending
+ * `sort=updated_at` list that has rows after it (keyset.ts).
+ */
+export interface Pagination {
+  page?: number;
+  limit: number;
+  total?: number;
+  totalPages?: number;
+  hasNext: boolean;
+  hasPrev: boolean;
+  nextCursor?: string;
+}
+
+export function paginated<T>(data: T[], total: number, p: Page): { data: T[]; pagination: Pagination & { page: number; total: number; totalPages: number } } {
   const totalPages = Math.ceil(total / p.limit);
   return {
     data,

@@ -39,24 +39,43 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope', description: 'The error envelope every failure uses' },
 );
 
+const ABSENT_AFTER_CURSOR = 'Absent on a page requested with `cursor` (a keyset page is not counted, so every page costs the same)';
+
 export const Pagination = Type.Object({
-  page: Type.Integer(),
+  page: Type.Optional(Type.Integer({ description: `The page number. ${ABSENT_AFTER_CURSOR}` })),
   limit: Type.Integer(),
-  total: Type.Integer(),
-  totalPages: Type.Integer(),
+  total: Type.Optional(Type.Integer({ description: `Rows matching the filters. ${ABSENT_AFTER_CURSOR}` })),
+  totalPages: Type.Optional(Type.Integer({ description: `Pages of \`limit\` rows. ${ABSENT_AFTER_CURSOR}` })),
   hasNext: Type.Boolean(),
   hasPrev: Type.Boolean(),
+  nextCursor: Type.Optional(Type.String({
+    description: 'With `sort=updated_at` (ascending): set whenever more rows follow this page, the first page included. Pass it as `cursor` (with the same query) for the next page; absent on the last page',
+  })),
 });
 
-/** Query fields every list accepts; a resource adds its filters and its own sort whitelist. */
+/** The sort every list has: the keyset walk for sync (keyset.ts). */
+const KEYSET_SORT = 'updated_at';
+
+/**
+ * Query fields every list accepts; a resource adds its filters and its own sort whitelist (`updated_at`
+ * is added when the area's lacks it: every list walks by keyset).
+ */
 export function listQuery<S extends string, P extends Record<string, TSchema>>(sortFields: readonly S[], filters: P) {
+  const sorts: (S | typeof KEYSET_SORT)[] = sortFields.includes(KEYSET_SORT as S) ? [...sortFields] : [...sortFields, KEYSET_SORT];
   return Type.Object(
     {
       page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-      sort: Type.Optional(Type.Enum([...sortFields])),
+      sort: Type.Optional(Type.Enum(sorts, {
+        description: '`updated_at` sorts ascending by when a row last changed (then its id) unless `order=desc`, and then pages by keyset: see `cursor`',
+      })),
       order: Type.Optional(Type.Enum(['asc', 'desc'])),
       updated_since: Type.Optional(Timestamp),
+      cursor: Type.Optional(Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: 'Continues a `sort=updated_at` walk after the page whose `pagination.nextCursor` it is (opaque and signed: pass it unchanged, with the same filters; not with `page` or `order=desc`). Every page costs the same however deep the walk; a row updated during the walk shows up again later with its new `updated_at`, and no row is skipped',
+      })),
       ...filters,
     },
     { additionalProperties: false },

@@ -43,5 +43,7 @@ export function historyList(db: Executor, tenant: string, assetId: string, entry
     defaultSort: 'performed_at',
     defaultOrder: 'desc',
     tieBreaker: 'h.history_id',
+    // History entries are never edited: when an entry was written is when it last changed.
+    updatedAt: 'h.created_at',
   });
 }

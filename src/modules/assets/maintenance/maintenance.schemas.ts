@@ -110,14 +110,9 @@ export type HistoryEntry = Static<typeof HistoryEntry>;
 
 export const RecordedMaintenance = Type.Object({ entry: HistoryEntry, schedule: Nullable(Schedule) });
 
-export const ListHistoryQuery = Type.Object(
-  {
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-    entry_type: Type.Optional(Type.Enum(['maintenance', 'rmm_command'])),
-  },
-  { additionalProperties: false },
-);
+export const ListHistoryQuery = listQuery(['performed_at'] as const, {
+  entry_type: Type.Optional(Type.Enum(['maintenance', 'rmm_command'])),
+});
 export type ListHistoryQuery = Static<typeof ListHistoryQuery>;
 
 export const ScheduleResponse = dataOf(Schedule);

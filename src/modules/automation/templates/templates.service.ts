@@ -184,15 +184,18 @@ export function createTemplatesService(deps: { db: Kysely<DB>; secretBox: Secret
         all = all.filter((t) => Date.parse(t.updated_at) >= since);
       }
       const sort = query.sort ?? 'name';
-      const dir = (query.order ?? (sort === 'name' ? 'asc' : 'desc')) === 'asc' ? 1 : -1;
-      const key = (t: Template): string | number => (sort === 'name' ? t.name.toLowerCase() : sort === 'usage_count' ? t.usage_count : Date.parse(t.created_at));
+      const dir = (query.order ?? (sort === 'name' || sort === 'updated_at' ? 'asc' : 'desc')) === 'asc' ? 1 : -1;
+      const key = (t: Template): string | number =>
+        sort === 'name' ? t.name.toLowerCase() : sort === 'usage_count' ? t.usage_count : Date.parse(sort === 'updated_at' ? t.updated_at : t.created_at);
       all.sort((x, y) => {
         const a = key(x);
         const b = key(y);
         const c = a < b ? -1 : a > b ? 1 : x.template_id < y.template_id ? -1 : x.template_id > y.template_id ? 1 : 0;
         return c * dir;
       });
-      return pageOfArray(query, all);
+      // The keyset walk (sort=updated_at) sorts again by (updated_at, id) and binds its cursors to this list and its filters.
+      const { cursor: _cursor, page: _page, limit: _limit, order: _order, ...filters } = query;
+      return pageOfArray(query, all, { scope: [actor.tenant, 'automation_templates', filters], key: (t) => ({ updatedAt: t.updated_at, id: t.template_id }) });
     },
 
     async get(actor: Actor, id: string): Promise<Template> {

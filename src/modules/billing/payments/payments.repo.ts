@@ -178,5 +178,7 @@ export function creditEntryList(db: Executor, tenant: string, clientId: string) 
     defaultSort: 'created_at',
     defaultOrder: 'desc',
     tieBreaker: 'entry_id',
+    // Ledger entries are immutable (a correction is a new entry).
+    updatedAt: 'created_at',
   });
 }

@@ -109,5 +109,7 @@ export function revisionList(db: Executor, tenant: string, id: string) {
     defaultSort: 'revision',
     defaultOrder: 'desc',
     tieBreaker: 'r.revision',
+    // A revision is never edited (an edit is the next revision).
+    updatedAt: 'r.created_at',
   });
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ifMatchOf, withEtag } from '../../../platform/http/etag.ts';
-import { IdParams } from '../../../platform/http/schemas.ts';
+import { IdParams, listQuery } from '../../../platform/http/schemas.ts';
 import type { KbArticlesService } from './articles.service.ts';
 import {
   ArticleContentResponse,
@@ -21,10 +21,7 @@ import {
 
 const tags = ['Knowledge base'];
 const NoQuery = Type.Object({}, { additionalProperties: false });
-const PageQuery = Type.Object(
-  { page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })) },
-  { additionalProperties: false },
-);
+const RevisionsQuery = listQuery(['revision'] as const, {});
 
 /** /kb-articles: articles (draft → published → archived), their Markdown body and its revisions. */
 export const kbArticlesRoutes = (service: KbArticlesService): FastifyPluginAsyncTypebox => async (app) => {
@@ -73,7 +70,7 @@ export const kbArticlesRoutes = (service: KbArticlesService): FastifyPluginAsync
     config: { permission: 'kb:update' },
   }, async (req) => ({ data: await service.putContent(req.actor, req.params.id, req.body.content) }));
   app.get('/kb-articles/:id/revisions', {
-    schema: { operationId: 'listKbArticleRevisions', tags, summary: 'The revisions of the body, newest first', params: IdParams, querystring: PageQuery, response: { 200: RevisionListResponse } },
+    schema: { operationId: 'listKbArticleRevisions', tags, summary: 'The revisions of the body, newest first', params: IdParams, querystring: RevisionsQuery, response: { 200: RevisionListResponse } },
     config: { permission: 'kb:read' },
   }, (req) => service.revisions(req.actor, req.params.id, req.query));
   app.get('/kb-articles/:id/revisions/:revision', {

@@ -93,6 +93,7 @@ export function timelineList(db: Executor, tenant: string, opportunityId: string
     defaultSort: 'interaction_date',
     defaultOrder: 'desc',
     tieBreaker: 'i.interaction_id',
+    updatedAt: 'i.updated_at',
   });
 }
 

@@ -91,13 +91,7 @@ export const TimelineEntry = Type.Object({
 });
 export type TimelineEntry = Static<typeof TimelineEntry>;
 
-export const TimelineQuery = Type.Object(
-  {
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-  },
-  { additionalProperties: false },
-);
+export const TimelineQuery = listQuery(['interaction_date'] as const, {});
 export type TimelineQuery = Static<typeof TimelineQuery>;
 
 export const TimelineResponse = listOf(TimelineEntry);

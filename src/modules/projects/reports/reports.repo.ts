@@ -29,6 +29,7 @@ export function projectSearchList(db: Executor, tenant: string, f: ProjectFilter
     defaultSort: 'relevance',
     defaultOrder: 'asc',
     tieBreaker: 'p.project_id',
+    updatedAt: 'p.updated_at',
   });
 }
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Id, Timestamp, listOf } from '../../../platform/http/schemas.ts';
+import { Id, Timestamp, listOf, listQuery } from '../../../platform/http/schemas.ts';
 import { PROJECT_FILTERS, Project } from '../projects.schemas.ts';
 
 /** The list's filters (updated_since included). */
@@ -14,15 +14,10 @@ export type ExportProjectsQuery = Static<typeof ExportProjectsQuery>;
 export const StatsQuery = Type.Object(projectFilters, { additionalProperties: false });
 export type StatsQuery = Static<typeof StatsQuery>;
 
-export const SearchProjectsQuery = Type.Object(
-  {
-    query: Type.String({ minLength: 1, maxLength: 200, description: 'Free text, matched case-insensitively and literally (% and _ are no wildcards) in the name, number, description and client name' }),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-    ...projectFilters,
-  },
-  { additionalProperties: false },
-);
+export const SearchProjectsQuery = listQuery(['relevance'] as const, {
+  query: Type.String({ minLength: 1, maxLength: 200, description: 'Free text, matched case-insensitively and literally (% and _ are no wildcards) in the name, number, description and client name' }),
+  ...projectFilters,
+});
 export type SearchProjectsQuery = Static<typeof SearchProjectsQuery>;
 
 export const ProjectStats = Type.Object({

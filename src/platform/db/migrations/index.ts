@@ -22,6 +22,7 @@ import * as opportunities from './2026_11_25_0020_opportunities.ts';
 import * as automation from './2026_11_25_0021_automation.ts';
 import * as ledger from './2026_11_25_0022_ledger.ts';
 import * as paymentReversals from './2026_11_25_0023_payment_reversals.ts';
+import * as keysetIndexes from './2026_11_25_0024_keyset_indexes.ts';
 import * as listCounts from './2026_11_25_0025_list_counts.ts';
 import * as numberReservations from './2026_11_25_0026_number_reservations.ts';
 import * as assetListIndex from './2026_11_25_0027_asset_list_index.ts';
@@ -51,6 +52,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0021_automation': automation,
   '2026_11_25_0022_ledger': ledger,
   '2026_11_25_0023_payment_reversals': paymentReversals,
+  '2026_11_25_0024_keyset_indexes': keysetIndexes,
   '2026_11_25_0025_list_counts': listCounts,
   '2026_11_25_0026_number_reservations': numberReservations,
   '2026_11_25_0027_asset_list_index': assetListIndex,
