@@ -2,7 +2,10 @@
  * What every benchmark script shares: validated integer settings from the environment, and the
  * throw-away PostgreSQL database each run drops and recreates (loopback only, name must contain "bench").
  */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { ServerMessage } from './server.ts';
 
 export class BenchError extends Error {}
 
@@ -53,4 +56,87 @@ export async function recreateDatabase(url: URL): Promise<void> {
 export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+export interface BenchServerOptions {
+  dbUrl: URL;
+  host: string;
+  tenant: string;
+  poolSize: number;
+  maxLifetimeMs: number;
+  logLevel: string;
+  /** Burst and per-minute limit of every API key (high enough that the limiter never answers). */
+  rateLimit: number;
+  /** Run the server with --cpu-prof (profiles in bench/results/profile/). */
+  profile?: boolean;
+}
+
+/**
+ * Forks bench/server.ts (the real app plus the baseline routes) listening on `host` at a free port. `onChild`
+ * gets the process at once, so an interrupt can stop it; the promise, its port once it listens and /readyz
+ * answers. Its logs go to stderr, so a script's stdout stays its results.
+ */
+export async function forkBenchServer(o: BenchServerOptions, onChild: (child: ChildProcess) => void): Promise<number> {
+  const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx', ...(o.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profile'] : [])],
+    stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
+    env: {
+      ...process.env,
+      DATABASE_URL: o.dbUrl.toString(),
+      HOST: o.host,
+      PORT: '0',
+      LOG_LEVEL: o.logLevel,
+      PSA_RATE_LIMIT_BURST: String(o.rateLimit),
+      PSA_RATE_LIMIT_PER_MINUTE: String(o.rateLimit),
+      PSA_TRUST_PROXY: 'false',
+      BENCH_TENANT: o.tenant,
+      BENCH_POOL_SIZE: String(o.poolSize),
+      BENCH_MAX_LIFETIME_MS: String(o.maxLifetimeMs),
+    },
+  });
+  onChild(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => done(new BenchError('the bench server did not start within 60 s')), 60_000);
+    const onExit = (code: number | null, signal: string | null) => done(new BenchError(`the bench server exited before listening (code ${code}, signal ${signal})`));
+    const onMessage = (m: ServerMessage) => (m.type === 'listening' ? done(undefined, m.port) : done(new BenchError(`the bench server failed: ${m.message}`)));
+    function done(err: Error | undefined, value?: number) {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.off('message', onMessage);
+      if (err) reject(err);
+      else resolve(value!);
+    }
+    child.on('exit', onExit);
+    child.on('message', onMessage);
+  });
+  await waitReady(o.host, port);
+  return port;
+}
+
+/** Waits for the bench server's /readyz, bounded: 100 tries, 100 ms apart. */
+export async function waitReady(host: string, port: number): Promise<void> {
+  for (let attempt = 1; attempt <= 100; attempt++) {
+    const res = await fetch(`http://${host}:${port}/readyz`).catch(() => undefined);
+    if (res?.ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new BenchError('the bench server never answered /readyz with 200');
+}
+
+/** The clients table row every benchmark seeds: "Bench Client 00042", a monthly company in USD. */
+export function benchClientRow(tenant: string, client_id: string, n: number) {
+  return {
+    tenant,
+    client_id,
+    client_name: `Bench Client ${String(n).padStart(5, '0')}`,
+    client_type: 'company' as const,
+    billing_cycle: 'monthly' as const,
+    payment_terms: 'net_30',
+    default_currency_code: 'USD',
+    client_since: '2024-01-01',
+    tax_id_number: null,
+    notes: null,
+    merged_into_client_id: null,
+    merged_at: null,
+  };
 }

@@ -18,9 +18,8 @@
  * (the ratio; target: within ±20%) — and checks the walk saw every ticket exactly once, in order. Exits
  * non-zero if it repeated, skipped or misordered a row, a request failed, or the plan sorts or scans the table.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { CompiledQuery, sql, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -32,8 +31,7 @@ import { newId } from '../src/platform/ids.ts';
 import '../src/modules.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
-import type { ServerMessage } from './server.ts';
-import { BenchError, benchDatabaseUrl, intEnv, quantile, recreateDatabase } from './bench-env.ts';
+import { benchDatabaseUrl, BenchError, forkBenchServer, intEnv, quantile, recreateDatabase } from './bench-env.ts';
 
 const ROWS = intEnv('BENCH_KEYSET_ROWS', 100_000, 1_000, 2_000_000);
 const OTHER_ROWS = intEnv('BENCH_KEYSET_OTHER_ROWS', 20_000, 0, 2_000_000);
@@ -171,40 +169,11 @@ function cursorKey(cursor: string): { u: string; id: string } {
 
 let server: ChildProcess | undefined;
 
-async function startServer(dbUrl: URL, tenant: string): Promise<number> {
-  const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
-    env: {
-      ...process.env,
-      DATABASE_URL: dbUrl.toString(),
-      HOST,
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      PSA_RATE_LIMIT_BURST: String(HUGE_LIMIT),
-      PSA_RATE_LIMIT_PER_MINUTE: String(HUGE_LIMIT),
-      PSA_TRUST_PROXY: 'false',
-      BENCH_TENANT: tenant,
-      BENCH_POOL_SIZE: '4',
-      BENCH_MAX_LIFETIME_MS: '300000',
-    },
-  });
-  server = child;
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new BenchError('the bench server did not start within 60 s')), 60_000);
-    child.once('exit', (code) => reject(new BenchError(`the bench server exited before listening (code ${code})`)));
-    child.once('message', (m: ServerMessage) => {
-      clearTimeout(timer);
-      if (m.type === 'listening') resolve(m.port);
-      else reject(new BenchError(`the bench server failed: ${m.message}`));
-    });
-  });
-  for (let attempt = 1; attempt <= 100; attempt++) {
-    const res = await fetch(`http://${HOST}:${port}/readyz`).catch(() => undefined);
-    if (res?.ok) return port;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new BenchError('the bench server never answered /readyz with 200');
+function startServer(dbUrl: URL, tenant: string): Promise<number> {
+  return forkBenchServer(
+    { dbUrl, host: HOST, tenant, poolSize: 4, maxLifetimeMs: 300_000, logLevel: 'warn', rateLimit: HUGE_LIMIT },
+    (child) => (server = child),
+  );
 }
 
 interface PageBody {

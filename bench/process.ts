@@ -31,7 +31,7 @@ import { newId } from '../src/platform/ids.ts';
 import '../src/modules.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
-import { BenchError, benchDatabaseUrl, intEnv, recreateDatabase } from './bench-env.ts';
+import { benchClientRow, benchDatabaseUrl, BenchError, intEnv, recreateDatabase } from './bench-env.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HOST = '127.0.0.1';
@@ -260,20 +260,7 @@ async function seed(url: URL): Promise<{ apiKey: string; clientIds: string[] }> 
     );
     const clientIds = Array.from({ length: CLIENTS }, () => newId());
     await withTransaction(db, async (trx) => {
-      await trx.insertInto('clients').values(clientIds.map((client_id, i) => ({
-        tenant: t.tenant_id,
-        client_id,
-        client_name: `Bench Client ${String(i + 1).padStart(5, '0')}`,
-        client_type: 'company' as const,
-        billing_cycle: 'monthly',
-        payment_terms: 'net_30',
-        default_currency_code: 'USD',
-        client_since: '2024-01-01',
-        tax_id_number: null,
-        notes: null,
-        merged_into_client_id: null,
-        merged_at: null,
-      }))).execute();
+      await trx.insertInto('clients').values(clientIds.map((client_id, i) => benchClientRow(t.tenant_id, client_id, i + 1))).execute();
     });
     return { apiKey: key.api_key, clientIds };
   } finally {

@@ -11,7 +11,7 @@
  * Prints a table, writes bench/results/<timestamp>.json and bench/results/latest.json, and exits
  * non-zero if any request got a non-2xx answer or a connection error (the numbers would be wrong).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -27,8 +27,7 @@ import { newId } from '../src/platform/ids.ts';
 import '../src/modules.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
-import type { ServerMessage } from './server.ts';
-import { BenchError, benchDatabaseUrl, intEnv, recreateDatabase } from './bench-env.ts';
+import { benchClientRow, benchDatabaseUrl, BenchError, forkBenchServer, intEnv, recreateDatabase } from './bench-env.ts';
 
 // ---------------------------------------------------------------- settings
 
@@ -141,20 +140,7 @@ async function seed(db: Database['db']): Promise<Seeded> {
   for (let start = 0; start < CLIENTS; start += SEED_BATCH) {
     const batch = Array.from({ length: Math.min(SEED_BATCH, CLIENTS - start) }, (_, i) => ({ n: start + i + 1, client_id: newId() }));
     await withTransaction(db, async (trx) => {
-      await trx.insertInto('clients').values(batch.map(({ n, client_id }) => ({
-        tenant,
-        client_id,
-        client_name: `Bench Client ${String(n).padStart(5, '0')}`,
-        client_type: 'company' as const,
-        billing_cycle: 'monthly',
-        payment_terms: 'net_30',
-        default_currency_code: 'USD',
-        client_since: '2024-01-01',
-        tax_id_number: null,
-        notes: null,
-        merged_into_client_id: null,
-        merged_at: null,
-      }))).execute();
+      await trx.insertInto('clients').values(batch.map(({ n, client_id }) => benchClientRow(tenant, client_id, n))).execute();
       await trx.insertInto('client_locations').values(batch.map(({ n, client_id }) => ({
         tenant,
         location_id: newId(),
@@ -230,47 +216,11 @@ async function seedOthers(db: Database['db'], tenant: string, clientIds: string[
 
 // ---------------------------------------------------------------- server
 
-async function startServer(tenant: string, maxLifetimeMs: number): Promise<number> {
-  const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_SERVER_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profile'] : [])],
-    // Server logs (warn and up) go to stderr so stdout stays the results table.
-    stdio: ['ignore', process.stderr, 'inherit', 'ipc'],
-    env: {
-      ...process.env,
-      DATABASE_URL: dbUrl.toString(),
-      HOST,
-      PORT: '0',
-      LOG_LEVEL: settings.log_level,
-      PSA_RATE_LIMIT_BURST: String(HUGE_LIMIT),
-      PSA_RATE_LIMIT_PER_MINUTE: String(HUGE_LIMIT),
-      PSA_TRUST_PROXY: 'false',
-      BENCH_TENANT: tenant,
-      BENCH_POOL_SIZE: String(POOL_SIZE),
-      BENCH_MAX_LIFETIME_MS: String(maxLifetimeMs),
-    },
-  });
-  server = child;
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => done(new BenchError('the bench server did not start within 60 s')), 60_000);
-    const onExit = (code: number | null, signal: string | null) => done(new BenchError(`the bench server exited before listening (code ${code}, signal ${signal})`));
-    const onMessage = (m: ServerMessage) => (m.type === 'listening' ? done(undefined, m.port) : done(new BenchError(`the bench server failed: ${m.message}`)));
-    function done(err: Error | undefined, value?: number) {
-      clearTimeout(timer);
-      child.off('exit', onExit);
-      child.off('message', onMessage);
-      if (err) reject(err);
-      else resolve(value!);
-    }
-    child.on('exit', onExit);
-    child.on('message', onMessage);
-  });
-  // Readiness, bounded: 100 tries, 100 ms apart.
-  for (let attempt = 1; attempt <= 100; attempt++) {
-    const res = await fetch(`http://${HOST}:${port}/readyz`).catch(() => undefined);
-    if (res?.ok) return port;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new BenchError('the bench server never answered /readyz with 200');
+function startServer(tenant: string, maxLifetimeMs: number): Promise<number> {
+  return forkBenchServer(
+    { dbUrl, host: HOST, tenant, poolSize: POOL_SIZE, maxLifetimeMs, logLevel: settings.log_level, rateLimit: HUGE_LIMIT, profile: Boolean(process.env.BENCH_SERVER_PROFILE) },
+    (child) => (server = child),
+  );
 }
 
 // ---------------------------------------------------------------- measurement
