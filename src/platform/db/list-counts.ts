@@ -3,8 +3,8 @@ import type { DB } from './schema.ts';
 
 /**
  * Maintained totals of the unfiltered lists integrators page through most (migration 0025): triggers add
- * a delta row per write statement, readers sum them, compaction folds them. The names here are the
- * migration's trigger arguments.
+ * a delta row per write statement, readers sum them, compaction folds them. The names here are the lists
+ * the migration counts (one trigger function each).
  */
 export type CountedList = 'clients' | 'contacts' | 'tickets' | 'assets' | 'projects';
 

@@ -19,15 +19,20 @@ const COUNTED = [
   ['projects', 'projects', 'true', false],
 ] as const;
 
-/** Adds the rows a statement inserted, subtracts those it deleted, and both for an update (net per tenant). */
-const LIST_COUNT_CHANGES = [
-  'create function list_count_changes() returns trigger language plpgsql as $$ begin',
+/**
+ * One trigger function per list, its scope written into static SQL: PL/pgSQL plans it once per session, where
+ * a shared function taking the scope as an argument would parse and plan an EXECUTE in every write
+ * statement. Adds the rows a statement inserted, subtracts those it deleted, and both for an update (net per
+ * tenant); only the branch of the firing event runs, so each names only the transition table it has.
+ */
+const listCountFunction = (list: string, counts: string) => [
+  `create function list_count_${list}() returns trigger language plpgsql as $$ begin`,
   "if TG_OP = 'INSERT' then",
-  "execute format('insert into list_counts (tenant, list, delta) select tenant, %L, count(*) from new_rows where %s group by tenant', TG_ARGV[0], TG_ARGV[1]);",
+  `insert into list_counts (tenant, list, delta) select tenant, '${list}', count(*) from new_rows where ${counts} group by tenant;`,
   "elsif TG_OP = 'DELETE' then",
-  "execute format('insert into list_counts (tenant, list, delta) select tenant, %L, -count(*) from old_rows where %s group by tenant', TG_ARGV[0], TG_ARGV[1]);",
+  `insert into list_counts (tenant, list, delta) select tenant, '${list}', -count(*) from old_rows where ${counts} group by tenant;`,
   'else',
-  "execute format('insert into list_counts (tenant, list, delta) select tenant, %L, sum(d) from (select tenant, 1 as d from new_rows where %s union all select tenant, -1 from old_rows where %s) x group by tenant having sum(d) <> 0', TG_ARGV[0], TG_ARGV[1], TG_ARGV[1]);",
+  `insert into list_counts (tenant, list, delta) select tenant, '${list}', sum(d) from (select tenant, 1 as d from new_rows where ${counts} union all select tenant, -1 from old_rows where ${counts}) x group by tenant having sum(d) <> 0;`,
   'end if; return null; end $$',
 ].join(' ');
 
@@ -39,36 +44,33 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       delta bigint not null
     );
     create index list_counts_tenant_list_idx on list_counts (tenant, list);
-
-    ${LIST_COUNT_CHANGES};
   `);
   for (const [table, list, counts, updates] of COUNTED) {
     await runStatements(db, `
       insert into list_counts (tenant, list, delta) select tenant, '${list}', count(*) from ${table} where ${counts} group by tenant;
+      ${listCountFunction(list, counts)};
       create trigger ${table}_list_count_insert after insert on ${table} referencing new table as new_rows
-        for each statement execute function list_count_changes('${list}', '${counts}');
+        for each statement execute function list_count_${list}();
       create trigger ${table}_list_count_delete after delete on ${table} referencing old table as old_rows
-        for each statement execute function list_count_changes('${list}', '${counts}');
+        for each statement execute function list_count_${list}();
     `);
     if (updates) {
       await runStatements(db, `
         create trigger ${table}_list_count_update after update on ${table} referencing new table as new_rows old table as old_rows
-          for each statement execute function list_count_changes('${list}', '${counts}');
+          for each statement execute function list_count_${list}();
       `);
     }
   }
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const [table] of COUNTED) {
+  for (const [table, list] of COUNTED) {
     await runStatements(db, `
       drop trigger if exists ${table}_list_count_insert on ${table};
       drop trigger if exists ${table}_list_count_delete on ${table};
       drop trigger if exists ${table}_list_count_update on ${table};
+      drop function list_count_${list}();
     `);
   }
-  await runStatements(db, `
-    drop function list_count_changes();
-    drop table list_counts;
-  `);
+  await runStatements(db, `drop table list_counts;`);
 }
