@@ -105,7 +105,7 @@ export async function listPage<FDB, FTB extends keyof FDB, FO, DB, TB extends ke
   // types differ (without a late join, Out is Row).
   const rows = spec.lateJoin ? order(spec.lateJoin(picked) as unknown as SelectQueryBuilder<DB, TB, Row>) : picked;
   const list = (await withTotal(rows, totalOf(query, spec, from))) as WithTotal<Out>[];
-  return paginated(await map(list), list[0] ? Number(list[0][TOTAL]) : page.offset === 0 ? 0 : await countOf(from), page);
+  return paginated(await map(list), await totalIn(list, page, from), page);
 }
 
 /** The filtered total as a scalar subquery: the maintained count when the spec has one, else a count. */
@@ -124,6 +124,12 @@ async function withTotal<DB, TB extends keyof DB, O>(rows: SelectQueryBuilder<DB
 }
 
 type WithTotal<R> = R & { [TOTAL]: number | string };
+
+/** The total a page's rows carry; a page past the end has no row to carry it and counts again. */
+async function totalIn<FDB, FTB extends keyof FDB, FO>(rows: readonly WithTotal<unknown>[], page: Page, from: SelectQueryBuilder<FDB, FTB, FO>): Promise<number> {
+  if (rows[0]) return Number(rows[0][TOTAL]);
+  return page.offset === 0 ? 0 : countOf(from);
+}
 
 /**
  * A page of the keyset walk: `limit + 1` rows after the cursor's position (or at the page's offset
@@ -150,7 +156,7 @@ async function keysetPage<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof D
   const joined = spec.lateJoin ? order(spec.lateJoin(picked) as unknown as SelectQueryBuilder<DB, TB, Row>) : picked;
   const keyed = joined.select([keyText(u).as(KEY_U), sql<string>`${id}::text`.as(KEY_ID)]);
   const rows = (await withTotal(keyed, after ? undefined : totalOf(query, spec, from))) as WithTotal<Out & Record<typeof KEY_U | typeof KEY_ID, string>>[];
-  const total = after ? undefined : rows[0] ? Number(rows[0][TOTAL]) : page.offset === 0 ? 0 : await countOf(from);
+  const total = after ? undefined : await totalIn(rows, page, from);
   const more = rows.length > page.limit;
   const shown = rows.slice(0, page.limit);
   const last = shown.at(-1);
