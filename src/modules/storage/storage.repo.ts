@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
+import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
 import type { StorageRecordRow } from './storage.mapper.ts';
 
 /** Live = not expired at `now`. Every read and write goes through this, so expiry is immediate. */
@@ -40,26 +41,6 @@ export interface RecordWrite {
   updated_at: Date;
 }
 
-/** One statement for the whole batch; the caller computed revisions under the locks. */
-export async function upsertRecords(db: Executor, tenant: string, namespace: string, rows: readonly RecordWrite[]): Promise<StorageRecordRow[]> {
-  return db
-    .insertInto('storage_records')
-    .values(rows.map((r) => ({ tenant, namespace, ...r })))
-    .onConflict((oc) =>
-      oc.columns(['tenant', 'namespace', 'key']).doUpdateSet((eb) => ({
-        value: eb.ref('excluded.value'),
-        metadata: eb.ref('excluded.metadata'),
-        revision: eb.ref('excluded.revision'),
-        size_bytes: eb.ref('excluded.size_bytes'),
-        ttl_expires_at: eb.ref('excluded.ttl_expires_at'),
-        created_at: eb.ref('excluded.created_at'),
-        updated_at: eb.ref('excluded.updated_at'),
-      })),
-    )
-    .returningAll()
-    .execute();
-}
-
 export async function deleteRecord(db: Executor, tenant: string, namespace: string, key: string): Promise<void> {
   await db.deleteFrom('storage_records').where('tenant', '=', tenant).where('namespace', '=', namespace).where('key', '=', key).execute();
 }
@@ -83,16 +64,78 @@ export async function listLiveRecords(
   return q.orderBy('key').limit(opts.limit).execute();
 }
 
-/** Creates the tenant's usage row if needed and locks it: every write of a tenant serializes here. */
+/**
+ * Locks the tenant's usage row, creating it on the tenant's first write: every write of a tenant serializes
+ * here, so the counters stay exact and everything read after it (in new statements) is current. A plain row
+ * lock leaves no new row version behind; only the first write of a tenant pays for the insert.
+ */
 export async function lockTenantUsage(db: Executor, tenant: string): Promise<{ namespace_count: number; bytes: number }> {
-  // One round trip: an upsert that always updates takes the row lock whether or not the row existed.
-  const row = await db
-    .insertInto('storage_tenant_usage')
-    .values({ tenant })
-    .onConflict((oc) => oc.column('tenant').doUpdateSet((eb) => ({ tenant: eb.ref('excluded.tenant') })))
-    .returning(['namespace_count', 'bytes'])
-    .executeTakeFirstOrThrow();
-  return { namespace_count: row.namespace_count, bytes: Number(row.bytes) };
+  for (;;) {
+    const [row] = await lockTenantUsageRow(db, { tenant });
+    if (row) return { namespace_count: row.namespace_count, bytes: Number(row.bytes) };
+    await db.insertInto('storage_tenant_usage').values({ tenant }).onConflict((oc) => oc.column('tenant').doNothing()).execute();
+  }
+}
+
+const lockTenantUsageRow = preparedQuery(['tenant'], (db, v) =>
+  db.selectFrom('storage_tenant_usage').select(['namespace_count', 'bytes']).where('tenant', '=', v.tenant).forUpdate());
+
+/**
+ * What a write of `keys` needs to know, in one round trip: the namespace's usage and the stored rows
+ * (expired ones included). Only valid under lockTenantUsage: no other writer of the tenant can change
+ * either until this transaction ends, so plain reads are as good as locked ones. The keys are a literal
+ * list: with `= any(array)` a generic plan scanned the whole namespace and filtered (no statistics yet).
+ * A single key (every automation action, every PUT) runs prepared.
+ */
+export async function readForWrite(
+  db: Executor,
+  tenant: string,
+  namespace: string,
+  keys: readonly string[],
+): Promise<{ usage: { key_count: number; bytes: number }; stored: StorageRecordRow[] }> {
+  const { rows } = await sql<Partial<StorageRecordRow> & { ns_key_count: number | null; ns_bytes: string | number | null }>`
+    select u.key_count as ns_key_count, u.bytes as ns_bytes,
+      r.namespace, r.key, r.value, r.metadata, r.revision, r.size_bytes, r.ttl_expires_at, r.created_at, r.updated_at
+    from (select 1) as one
+    left join storage_usage u on u.tenant = ${tenant} and u.namespace = ${namespace}
+    left join storage_records r on r.tenant = ${tenant} and r.namespace = ${namespace} and r.key in (${sql.join(keys)})${keys.length === 1 ? sql.raw(PREPARE_MARK) : sql``}`.execute(db);
+  const first = rows[0]!;
+  const usage = { key_count: first.ns_key_count ?? 0, bytes: Number(first.ns_bytes ?? 0) };
+  const stored = rows.filter((r) => r.key != null).map(({ ns_key_count: _k, ns_bytes: _b, ...r }) => ({ tenant, ...r }) as StorageRecordRow);
+  return { usage, stored };
+}
+
+/**
+ * Writes the records and the usage counters that changed in one statement (the caller computed revisions
+ * and counters under lockTenantUsage). Counters that did not move are not rewritten.
+ */
+export async function writeRecords(
+  db: Executor,
+  tenant: string,
+  namespace: string,
+  rows: readonly RecordWrite[],
+  usage: { namespace?: { key_count: number; bytes: number }; tenant?: { namespace_count: number; bytes: number } },
+): Promise<StorageRecordRow[]> {
+  const col = <K extends keyof RecordWrite>(k: K) => rows.map((r) => r[k]);
+  const at = (k: 'ttl_expires_at' | 'created_at' | 'updated_at') => rows.map((r) => r[k]?.toISOString() ?? null);
+  const ns = usage.namespace;
+  const total = usage.tenant;
+  const { rows: written } = await sql<StorageRecordRow>`
+    with written as (
+      insert into storage_records (tenant, namespace, key, value, metadata, revision, size_bytes, ttl_expires_at, created_at, updated_at)
+      select ${tenant}::uuid, ${namespace}, w.* from unnest(${col('key')}::text[], ${col('value')}::text[], ${col('metadata')}::text[],
+        ${col('revision')}::int[], ${col('size_bytes')}::int[], ${at('ttl_expires_at')}::timestamptz[], ${at('created_at')}::timestamptz[], ${at('updated_at')}::timestamptz[]) as w
+      on conflict (tenant, namespace, key) do update set value = excluded.value, metadata = excluded.metadata, revision = excluded.revision,
+        size_bytes = excluded.size_bytes, ttl_expires_at = excluded.ttl_expires_at, created_at = excluded.created_at, updated_at = excluded.updated_at
+      returning *
+    )${ns ? sql`, namespace_usage as (
+      insert into storage_usage (tenant, namespace, key_count, bytes) values (${tenant}, ${namespace}, ${ns.key_count}, ${ns.bytes})
+      on conflict (tenant, namespace) do update set key_count = excluded.key_count, bytes = excluded.bytes
+    )` : sql``}${total ? sql`, tenant_usage as (
+      update storage_tenant_usage set namespace_count = ${total.namespace_count}, bytes = ${total.bytes} where tenant = ${tenant}
+    )` : sql``}
+    select tenant, namespace, key, value, metadata, revision, size_bytes, ttl_expires_at, created_at, updated_at from written${sql.raw(PREPARE_MARK)}`.execute(db);
+  return written;
 }
 
 export async function findNamespaceUsage(db: Executor, tenant: string, namespace: string): Promise<{ key_count: number; bytes: number } | undefined> {

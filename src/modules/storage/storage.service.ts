@@ -7,7 +7,7 @@ import { assertIfMatch } from '../../platform/http/etag.ts';
 import { toListed, toRecord, type StorageRecordRow } from './storage.mapper.ts';
 import { DEFAULT_STORAGE_LIMITS, type StorageLimits } from './storage.limits.ts';
 import {
-  applyUsage, deleteRecord, findLiveRecord, findNamespaceUsage, listLiveRecords, lockRecords, lockTenantUsage, upsertRecords, type RecordWrite,
+  applyUsage, deleteRecord, findLiveRecord, findNamespaceUsage, listLiveRecords, lockRecords, lockTenantUsage, readForWrite, writeRecords, type RecordWrite,
 } from './storage.repo.ts';
 import { purgeTenantExpired } from './storage.maintenance.ts';
 import type { BulkItem, ListedRecord, ListRecordsQuery, PutRecordBody, StorageRecord } from './storage.schemas.ts';
@@ -93,15 +93,17 @@ export function createStorageService(deps: StorageDeps) {
   }
 
   /**
-   * Writes a batch in one transaction: lock the tenant's usage row (all writes of a tenant serialize
-   * there, so counters stay exact), lock the stored rows, check every ifRevision, check quotas against
-   * the counters, upsert, update the counters. Nothing is written unless everything passes.
+   * Writes a batch in one transaction, in three round trips: lock the tenant's usage row (all writes of a
+   * tenant serialize there, so counters stay exact), read the namespace's usage and the stored rows, then —
+   * once every ifRevision and quota passed — upsert the records and the counters that moved in one statement.
+   * Nothing is written unless everything passes.
    */
   async function write(trx: Executor, tenant: string, namespace: string, items: readonly Prepared[], now: Date, opts: { single: boolean; ifMatch?: string }) {
     const { ifMatch } = opts;
     const tenantUsage = await lockTenantUsage(trx, tenant);
-    const nsUsage = (await findNamespaceUsage(trx, tenant, namespace)) ?? { key_count: 0, bytes: 0 };
-    const stored = new Map((await lockRecords(trx, tenant, namespace, items.map((p) => p.item.key))).map((r) => [r.key, r]));
+    const current = await readForWrite(trx, tenant, namespace, items.map((p) => p.item.key));
+    const nsUsage = current.usage;
+    const stored = new Map(current.stored.map((r) => [r.key, r]));
 
     const mismatches: { key: string; expected_revision: number; current_revision: number | null }[] = [];
     for (const { item } of items) {
@@ -159,20 +161,24 @@ export function createStorageService(deps: StorageDeps) {
       }
       return { nextNs, nextTenant, error };
     };
-    let next = plan(tenantUsage, nsUsage);
+    let base = { tenant: tenantUsage, ns: nsUsage };
+    let next = plan(base.tenant, base.ns);
     if (next.error) {
       // Expired records still on disk must not count against the quota: purge the tenant's now (this
       // transaction already holds its usage lock), then decide again.
       const purged = await purgeTenantExpired(trx, tenant, now, QUOTA_PURGE_LIMIT, { namespace, keys: items.map((p) => p.item.key) });
       if (purged > 0) {
-        next = plan(await lockTenantUsage(trx, tenant), (await findNamespaceUsage(trx, tenant, namespace)) ?? { key_count: 0, bytes: 0 });
+        base = { tenant: await lockTenantUsage(trx, tenant), ns: (await findNamespaceUsage(trx, tenant, namespace)) ?? { key_count: 0, bytes: 0 } };
+        next = plan(base.tenant, base.ns);
       }
       if (next.error) throw next.error;
     }
     const { nextNs, nextTenant } = next;
 
-    const rows = await upsertRecords(trx, tenant, namespace, writes);
-    await applyUsage(trx, tenant, namespace, nextNs, nextTenant);
+    const rows = await writeRecords(trx, tenant, namespace, writes, {
+      namespace: nextNs.key_count !== base.ns.key_count || nextNs.bytes !== base.ns.bytes ? nextNs : undefined,
+      tenant: nextTenant.namespace_count !== base.tenant.namespace_count || nextTenant.bytes !== base.tenant.bytes ? nextTenant : undefined,
+    });
     const byKey = new Map(rows.map((r) => [r.key, r]));
     return items.map(({ item }) => ({ row: byKey.get(item.key)!, created: !(stored.has(item.key) && isLive(stored.get(item.key)!, now)) }));
   }

@@ -106,6 +106,31 @@ describe('the batch path', () => {
     expect((await effectsOf(t, ten.tenant, bad!.execution_id)).map((e) => e.data.action_index)).toEqual([0]);
   });
 
+  it('one execution failing among others: the batch runs again guarded, the others complete once and the failed action is not run twice', async () => {
+    const fakes = new FakeActions();
+    const worker = new ManualWorker(t, engineParts(t, fakes.options()));
+    const fine = [];
+    for (let i = 0; i < 3; i++) fine.push(await seedRule(t, ten.tenant, { created_by: ten.adminUserId, trigger_config: { event_type: 'test.mixed' }, actions: [{ type: 'record', config: { i } }] }));
+    const failing = await seedRule(t, ten.tenant, { created_by: ten.adminUserId, trigger_config: { event_type: 'test.mixed' }, actions: [{ type: 'fail_then_record', retry_attempts: 0 }] });
+    await emitTestEvent(t, ten.tenant, 'test.mixed', {});
+    await worker.relay.runOnce();
+    await worker.runner.runOnce();
+
+    for (const ruleId of fine) {
+      const [e] = await executionsOf(t, ten.tenant, ruleId);
+      expect(e).toMatchObject({ status: 'completed', attempts: 1 });
+      // Whatever ran before the failure in the first, unguarded pass went with its rollback.
+      expect(await effectsOf(t, ten.tenant, e!.execution_id)).toHaveLength(1);
+      expect(await completedEventsOf(e!.execution_id)).toHaveLength(1);
+    }
+    await worker.drain();
+    // fail_then_record succeeds on its second run: had the guarded pass run it again, it would have completed.
+    const [bad] = await executionsOf(t, ten.tenant, failing);
+    expect(bad).toMatchObject({ status: 'failed', failed_action_index: 0, actions_failed: 1 });
+    expect((await stepsOf(t, ten.tenant, bad!.execution_id)).map((s) => [s.status, s.attempts])).toEqual([['failed', 1]]);
+    expect(await effectsOf(t, ten.tenant, bad!.execution_id)).toHaveLength(0);
+  });
+
   it('leaves an execution whose rule is at its concurrency limit to the per-execution path, which holds it back', async () => {
     const fakes = new FakeActions();
     const worker = new ManualWorker(t, engineParts(t, fakes.options()));
