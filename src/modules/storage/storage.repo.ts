@@ -106,15 +106,58 @@ export async function readForWrite(
 }
 
 /**
- * Writes the records and the usage counters that changed in one statement (the caller computed revisions
- * and counters under lockTenantUsage). Counters that did not move are not rewritten.
+ * lockTenantUsage and readForWrite in one round trip. The catch: a statement reads with the snapshot it
+ * started with, so if another writer committed while this one waited for the lock, the namespace usage
+ * and rows it read are stale. Every write moves the tenant row to a new version (writeRecords,
+ * applyUsage), so that case shows as the locked version differing from the one the statement saw; then
+ * the reads run again, now under the lock.
+ */
+export async function lockForWrite(
+  db: Executor,
+  tenant: string,
+  namespace: string,
+  keys: readonly string[],
+): Promise<{ tenantUsage: { namespace_count: number; bytes: number }; usage: { key_count: number; bytes: number }; stored: StorageRecordRow[] }> {
+  for (;;) {
+    const { rows } = await sql<Partial<StorageRecordRow> & {
+      namespace_count: number; tenant_bytes: string | number; locked_version: string; seen_version: string | null; ns_key_count: number | null; ns_bytes: string | number | null;
+    }>`
+      select t.namespace_count, t.bytes as tenant_bytes, t.xmin::text as locked_version,
+        (select s.xmin::text from storage_tenant_usage s where s.tenant = t.tenant) as seen_version,
+        u.key_count as ns_key_count, u.bytes as ns_bytes,
+        r.namespace, r.key, r.value, r.metadata, r.revision, r.size_bytes, r.ttl_expires_at, r.created_at, r.updated_at
+      from storage_tenant_usage t
+      left join storage_usage u on u.tenant = t.tenant and u.namespace = ${namespace}
+      left join storage_records r on r.tenant = t.tenant and r.namespace = ${namespace} and r.key in (${sql.join(keys)})
+      where t.tenant = ${tenant}
+      for update of t${keys.length === 1 ? sql.raw(PREPARE_MARK) : sql``}`.execute(db);
+    const first = rows[0];
+    if (!first) {
+      await db.insertInto('storage_tenant_usage').values({ tenant }).onConflict((oc) => oc.column('tenant').doNothing()).execute();
+      continue;
+    }
+    const tenantUsage = { namespace_count: first.namespace_count, bytes: Number(first.tenant_bytes) };
+    if (first.locked_version !== first.seen_version) return { tenantUsage, ...(await readForWrite(db, tenant, namespace, keys)) };
+    const usage = { key_count: first.ns_key_count ?? 0, bytes: Number(first.ns_bytes ?? 0) };
+    const stored = rows.filter((r) => r.key != null).map((r) => ({
+      tenant, namespace: r.namespace!, key: r.key!, value: r.value!, metadata: r.metadata ?? null, revision: r.revision!, size_bytes: r.size_bytes!,
+      ttl_expires_at: r.ttl_expires_at ?? null, created_at: r.created_at!, updated_at: r.updated_at!,
+    }));
+    return { tenantUsage, usage, stored };
+  }
+}
+
+/**
+ * Writes the records and the usage counters in one statement (the caller computed revisions and counters
+ * under the tenant's lock). The namespace's counters are rewritten only when they moved; the tenant's
+ * row always is, even unchanged: its new version is what tells lockForWrite that a writer came between.
  */
 export async function writeRecords(
   db: Executor,
   tenant: string,
   namespace: string,
   rows: readonly RecordWrite[],
-  usage: { namespace?: { key_count: number; bytes: number }; tenant?: { namespace_count: number; bytes: number } },
+  usage: { namespace?: { key_count: number; bytes: number }; tenant: { namespace_count: number; bytes: number } },
 ): Promise<StorageRecordRow[]> {
   const col = <K extends keyof RecordWrite>(k: K) => rows.map((r) => r[k]);
   const at = (k: 'ttl_expires_at' | 'created_at' | 'updated_at') => rows.map((r) => r[k]?.toISOString() ?? null);

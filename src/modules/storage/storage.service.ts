@@ -7,7 +7,7 @@ import { assertIfMatch } from '../../platform/http/etag.ts';
 import { toListed, toRecord, type StorageRecordRow } from './storage.mapper.ts';
 import { DEFAULT_STORAGE_LIMITS, type StorageLimits } from './storage.limits.ts';
 import {
-  applyUsage, deleteRecord, findLiveRecord, findNamespaceUsage, listLiveRecords, lockRecords, lockTenantUsage, readForWrite, writeRecords, type RecordWrite,
+  applyUsage, deleteRecord, findLiveRecord, findNamespaceUsage, listLiveRecords, lockForWrite, lockRecords, lockTenantUsage, writeRecords, type RecordWrite,
 } from './storage.repo.ts';
 import { purgeTenantExpired } from './storage.maintenance.ts';
 import type { BulkItem, ListedRecord, ListRecordsQuery, PutRecordBody, StorageRecord } from './storage.schemas.ts';
@@ -93,15 +93,15 @@ export function createStorageService(deps: StorageDeps) {
   }
 
   /**
-   * Writes a batch in one transaction, in three round trips: lock the tenant's usage row (all writes of a
-   * tenant serialize there, so counters stay exact), read the namespace's usage and the stored rows, then —
-   * once every ifRevision and quota passed — upsert the records and the counters that moved in one statement.
+   * Writes a batch in one transaction, in two round trips: lock the tenant's usage row (all writes of a
+   * tenant serialize there, so counters stay exact) and read the namespace's usage and the stored rows, then —
+   * once every ifRevision and quota passed — upsert the records and the counters in one statement.
    * Nothing is written unless everything passes.
    */
   async function write(trx: Executor, tenant: string, namespace: string, items: readonly Prepared[], now: Date, opts: { single: boolean; ifMatch?: string }) {
     const { ifMatch } = opts;
-    const tenantUsage = await lockTenantUsage(trx, tenant);
-    const current = await readForWrite(trx, tenant, namespace, items.map((p) => p.item.key));
+    const current = await lockForWrite(trx, tenant, namespace, items.map((p) => p.item.key));
+    const tenantUsage = current.tenantUsage;
     const nsUsage = current.usage;
     const stored = new Map(current.stored.map((r) => [r.key, r]));
 
@@ -177,7 +177,7 @@ export function createStorageService(deps: StorageDeps) {
 
     const rows = await writeRecords(trx, tenant, namespace, writes, {
       namespace: nextNs.key_count !== base.ns.key_count || nextNs.bytes !== base.ns.bytes ? nextNs : undefined,
-      tenant: nextTenant.namespace_count !== base.tenant.namespace_count || nextTenant.bytes !== base.tenant.bytes ? nextTenant : undefined,
+      tenant: nextTenant,
     });
     const byKey = new Map(rows.map((r) => [r.key, r]));
     return items.map(({ item }) => ({ row: byKey.get(item.key)!, created: !(stored.has(item.key) && isLive(stored.get(item.key)!, now)) }));

@@ -116,6 +116,20 @@ describe('PUT /api/v1/storage/namespaces/{namespace}/records/{key}', () => {
     expect((await usage(tenant, 'app')).keys).toBe(1);
   });
 
+  it('concurrent unconditional overwrites of one key (same size: no counter moves): every write counts, none reads a stale revision', async () => {
+    const { admin, tenant } = await makeTenant(t);
+    await admin.put(rec('hot'), { value: 'v0' });
+    for (let round = 0; round < 4; round++) {
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => admin.put(rec('hot'), { value: `v${i}` })));
+      expect(results.map((r) => r.statusCode)).toEqual(Array(6).fill(200));
+      // Each write saw the one before it: six distinct revisions, one after another.
+      const revisions = results.map((r) => r.json().data.revision as number).sort((a, b) => a - b);
+      expect(revisions).toEqual(Array.from({ length: 6 }, (_, i) => 2 + round * 6 + i));
+    }
+    expect((await admin.get(rec('hot'))).json().data.revision).toBe(25);
+    expect((await usage(tenant, 'app')).keys).toBe(1);
+  });
+
   it('ttlSeconds sets an expiry; a write without it clears the expiry', async () => {
     const { admin } = await makeTenant(t);
     const before = Date.now();
