@@ -10,6 +10,7 @@ import { registerIdempotency } from './platform/http/idempotency.ts';
 import { logSerializers } from './platform/http/log-redaction.ts';
 import { registerNotFound } from './platform/http/not-found.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
+import { logDestination } from './platform/logging.ts';
 import { registerSecurity } from './platform/http/security.ts';
 import { createSchemaCompilers, registerValidators } from './platform/http/validation.ts';
 import { MemoryBucketStore, type BucketStore } from './platform/http/rate-limit/token-bucket.ts';
@@ -49,7 +50,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const compilers = createSchemaCompilers();
   const app = Fastify({
     schemaController: compilers.schemaController,
-    logger: deps.logger ?? { level: config.logLevel, serializers: logSerializers, redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'] },
+    logger: deps.logger ?? {
+      level: config.logLevel, serializers: logSerializers, redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+      stream: logDestination(config.logFormat),
+    },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
@@ -86,7 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerErrorHandler(app);
   registerNotFound(app);
   await registerSecurity(app, config.corsOrigins);
-  await registerOpenApi(app);
+  await registerOpenApi(app, { publicUrl: config.publicUrl });
   registerAuthHook(app, { db, keyCache, buckets, defaultLimit: config.rateLimit, authFailureLimit: config.authFailureLimit });
   registerIdempotency(app, db, secretBox);
 

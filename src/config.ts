@@ -1,3 +1,4 @@
+import type { LogFormat } from './platform/logging.ts';
 import { resolve } from 'node:path';
 import { ConfigError } from './platform/config-error.ts';
 import { parseCidrList } from './platform/net/address-policy.ts';
@@ -17,6 +18,8 @@ export interface Config {
   embeddedWasmOptimize: boolean;
   redisUrl: string | undefined;
   logLevel: string;
+  /** LOG_FORMAT: auto (readable on a terminal, JSON otherwise), json or pretty. */
+  logFormat: LogFormat;
   corsOrigins: string[];
   bodyLimitBytes: number;
   rateLimit: { burst: number; perMinute: number };
@@ -85,6 +88,11 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
   return n;
+}
+
+function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 const OIDC_ID_RE = /^[a-z][a-z0-9-]{0,31}$/;
@@ -219,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     embeddedWasmOptimize: env.PSA_EMBEDDED_WASM_OPTIMIZE === 'true',
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: oneOf('LOG_FORMAT', env.LOG_FORMAT || 'auto', ['auto', 'json', 'pretty'] as const),
     corsOrigins: (env.PSA_CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),
     bodyLimitBytes: int(env, 'PSA_BODY_LIMIT_BYTES', 1024 * 1024),
     rateLimit: {

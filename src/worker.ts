@@ -8,11 +8,12 @@ import { resolveSecretKey, SecretBox } from './platform/crypto/secret-box.ts';
 import { createMailer } from './platform/mail/mailer.ts';
 import { OutboundClient } from './platform/net/outbound-http.ts';
 import { fail } from './process-errors.ts';
+import { logDestination } from './platform/logging.ts';
 
 /** Entry point for a worker-only process: drains the outbox until SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = pino({ level: config.logLevel });
+  const log = pino({ level: config.logLevel }, logDestination(config.logFormat));
   const database = await openDatabase(config);
   await migrateToLatest(database.db);
   const secretBox = new SecretBox(resolveSecretKey(config));

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteOptions } from 'fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { buildTestApp, type TestApp } from './harness.ts';
+import { buildTestApp, TEST_SECRET_KEY, type TestApp } from './harness.ts';
+import { loadConfig } from '../src/config.ts';
 import { isPermission } from '../src/platform/auth/permissions.ts';
 
 let t: TestApp;
@@ -111,6 +112,23 @@ describe('OpenAPI description', () => {
     expect(doc.security).toEqual([{ ApiKeyAuth: [] }]);
     const health = ops.find((o) => o.path === '/healthz')!;
     expect(health.op.security).toEqual([]);
+  });
+
+  it('names its server (PSA_PUBLIC_URL), a license, and groups every tag an operation uses under x-tagGroups, each tag described once', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    expect(doc.servers).toEqual([{ url: new URL(loadConfig({ PSA_SECRET_KEY: TEST_SECRET_KEY }).publicUrl).origin }]);
+    expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    const grouped = (doc['x-tagGroups'] as { name: string; tags: string[] }[]).flatMap((g) => g.tags);
+    expect(new Set(grouped).size, 'a tag sits in one group').toBe(grouped.length);
+    const described = new Map((doc.tags as { name: string; description?: string }[]).map((tag) => [tag.name, tag.description]));
+    for (const item of Object.values(doc.paths as Record<string, Record<string, Schema>>)) {
+      for (const op of Object.values(item)) {
+        for (const tag of (op.tags ?? []) as string[]) {
+          expect(grouped, `tag ${tag} is in a group`).toContain(tag);
+          expect(described.get(tag), `tag ${tag} has a description`).toBeTruthy();
+        }
+      }
+    }
   });
 
   it('the API reference page is served from local assets', async () => {

@@ -62,7 +62,81 @@ export function documentRoute(route: RouteOptions): void {
   route.schema = schema;
 }
 
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+/** Every tag an operation uses, with the line a documentation viewer shows under it. */
+const TAGS: Record<string, string> = {
+  Search: 'Unified full-text search across the areas, with permissions applied before the limit',
+  Clients: 'Clients, their locations and billing profiles, and merging one client into another',
+  Contacts: 'People at a client',
+  'Reference data': 'Countries (ISO 3166), identical for every tenant',
+  Assets: 'Managed devices and other assets of a client',
+  'Asset types': 'The tenant\'s asset types and their custom fields',
+  'Asset documents': 'Documents attached to an asset',
+  'Asset maintenance': 'Maintenance schedules and their history',
+  'Asset relationships': 'Links between assets',
+  'Asset tickets': 'Tickets linked to an asset',
+  RMM: 'Remote-monitoring integrations feeding assets and alerts',
+  Projects: 'Projects, their phases and status',
+  'Project tasks': 'Tasks of a project phase',
+  'Project templates': 'Reusable project structures',
+  Opportunities: 'The sales pipeline: deals, next actions, evidence, interactions, forecasts',
+  Users: 'Internal and client-portal users',
+  Roles: 'Roles and the permissions they grant',
+  Teams: 'Teams of users',
+  'API keys': 'API keys of users, shown once',
+  'Feature access': 'What the tenant\'s plan enables',
+  'Service types': 'Kinds of billable services',
+  Services: 'The service catalogue',
+  Products: 'The product catalogue',
+  Contracts: 'Contracts and their assignment to clients',
+  'Contract lines': 'Fixed, hourly, usage and bucket lines of a contract',
+  'Usage records': 'Metered usage billed by usage lines',
+  Tax: 'Tax rates, client tax settings and calculation',
+  Invoices: 'Invoices: drafts, finalizing, sending, PDFs, generation from contracts',
+  'Payments and credit': 'Payments, credit notes and client credit',
+  Quotes: 'Quotes and their conversion to contracts',
+  'Billing settings': 'Numbering and defaults of billing',
+  'Billing analytics': 'Revenue per currency and period',
+  'Knowledge base': 'Articles, their reviews and templates',
+  Automation: 'Rules, executions, templates and statistics of the automation engine',
+  'Ledger (QuickBooks Online)': 'The accounting-ledger integration: connection, mappings, sync, health',
+  Storage: 'Per-tenant key-value storage with revisions and quotas',
+  Tickets: 'Tickets, their comments and time',
+  'Ticket settings': 'Boards, statuses, priorities and categories of tickets',
+  Webhooks: 'Signed outbound webhooks and their deliveries',
+  'Inbound webhooks': 'Authenticated inbound webhooks that create or update records',
+  Authentication: 'Sign-in, sessions, tokens and key validation',
+  Health: 'Liveness and readiness',
+  Meta: 'This document and the list of operations as agent tools',
+};
+
+/**
+ * The document's tag groups (`x-tagGroups`), in the order of the specification's endpoint areas; a
+ * documentation viewer shows the tags under these headings. Every tag an operation uses is in one (the
+ * route-contract suite checks it).
+ */
+export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = [
+  { name: 'Search', tags: ['Search'] },
+  { name: 'Clients and countries', tags: ['Clients', 'Contacts', 'Reference data'] },
+  { name: 'Assets', tags: ['Assets', 'Asset types', 'Asset documents', 'Asset maintenance', 'Asset relationships', 'Asset tickets', 'RMM'] },
+  { name: 'Projects', tags: ['Projects', 'Project tasks', 'Project templates'] },
+  { name: 'Opportunities', tags: ['Opportunities'] },
+  { name: 'Users and roles', tags: ['Users', 'Roles', 'Teams', 'API keys', 'Feature access'] },
+  {
+    name: 'Products, contracts, billing',
+    tags: ['Service types', 'Services', 'Products', 'Contracts', 'Contract lines', 'Usage records', 'Tax', 'Invoices', 'Payments and credit', 'Quotes', 'Billing settings', 'Billing analytics'],
+  },
+  { name: 'Knowledge base', tags: ['Knowledge base'] },
+  { name: 'Automation', tags: ['Automation'] },
+  { name: 'Accounting-ledger integration', tags: ['Ledger (QuickBooks Online)'] },
+  { name: 'Storage', tags: ['Storage'] },
+  { name: 'Tickets', tags: ['Tickets', 'Ticket settings'] },
+  { name: 'Outbound webhooks', tags: ['Webhooks'] },
+  { name: 'Inbound webhooks', tags: ['Inbound webhooks'] },
+  { name: 'Authentication', tags: ['Authentication'] },
+  { name: 'Service', tags: ['Health', 'Meta'] },
+];
+
+export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: string }): Promise<void> {
   // The permission each operation declares, which the document carries only as prose (for the tool list).
   const permissions = new Map<string, DeclaredPermission>();
   app.addHook('onRoute', (route) => {
@@ -79,10 +153,17 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'PSA API',
         version: '0.1.0',
         description: 'Professional-services-automation API. Send X-API-Key on every /api/v1 request.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      // Where this deployment is reached (PSA_PUBLIC_URL): generated clients and the docs page call it.
+      servers: [{ url: opts.publicUrl }],
+      tags: TAG_GROUPS.flatMap((g) => g.tags.map((name) => ({ name, description: TAGS[name] ?? name }))),
       components: { securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
       security: [{ ApiKeyAuth: [] }],
     },
+    // The generator keeps only the top-level fields it knows; the tag groups are added to its output.
+    transformObject: (documentObject) =>
+      Object.assign({}, 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject, { 'x-tagGroups': TAG_GROUPS }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get(
