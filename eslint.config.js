@@ -11,7 +11,7 @@ const areaFiles = (depth) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'bench/results/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'bench/results/', 'sdk/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
