@@ -8,8 +8,9 @@ function capture(isTTY: boolean) {
   const out = Object.assign(new PassThrough(), { isTTY });
   let text = '';
   out.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
-  // Colours (on a terminal) are escape sequences around the words.
-  return { out, text: () => text.replace(/\u001b\[[0-9;]*m/g, '') };
+  // Colours (on a terminal) are escape sequences (ESC [ … m) around the words.
+  const colours = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+  return { out, text: () => text.replace(colours, '') };
 }
 
 describe('log destination', () => {

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { DestinationStream } from 'pino';
+import type PinoPretty from 'pino-pretty';
 
 export type LogFormat = 'auto' | 'json' | 'pretty';
 
@@ -11,6 +12,6 @@ export type LogFormat = 'auto' | 'json' | 'pretty';
 export function logDestination(format: LogFormat, out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout): DestinationStream | undefined {
   const pretty = format === 'pretty' || (format === 'auto' && out.isTTY === true);
   if (!pretty) return undefined;
-  const build = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  const build = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   return build({ colorize: out.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, destination: out });
 }
