@@ -73,36 +73,48 @@ export async function lockTenantUsage(db: Executor, tenant: string): Promise<{ n
   for (;;) {
     const [row] = await lockTenantUsageRow(db, { tenant });
     if (row) return { namespace_count: row.namespace_count, bytes: Number(row.bytes) };
-    await db.insertInto('storage_tenant_usage').values({ tenant }).onConflict((oc) => oc.column('tenant').doNothing()).execute();
+    await createTenantUsage(db, tenant);
   }
+}
+
+/** The tenant's usage row, on its first write (a concurrent first write may have made it: then nothing). */
+async function createTenantUsage(db: Executor, tenant: string): Promise<void> {
+  await db.insertInto('storage_tenant_usage').values({ tenant }).onConflict((oc) => oc.column('tenant').doNothing()).execute();
 }
 
 const lockTenantUsageRow = preparedQuery(['tenant'], (db, v) =>
   db.selectFrom('storage_tenant_usage').select(['namespace_count', 'bytes']).where('tenant', '=', v.tenant).forUpdate());
 
+/** The namespace's usage and a stored row (all null when the key has none), as both reads below select them. */
+type UsageAndRecord = { [K in keyof StorageRecordRow]: StorageRecordRow[K] | null } & { ns_key_count: number | null; ns_bytes: string | number | null };
+const USAGE_AND_RECORD = sql`u.key_count as ns_key_count, u.bytes as ns_bytes,
+  r.namespace, r.key, r.value, r.metadata, r.revision, r.size_bytes, r.ttl_expires_at, r.created_at, r.updated_at`;
+
+/** The joins' rows as the namespace's usage and the stored records (one row per record, or one with none). */
+function usageAndRecords(tenant: string, rows: readonly UsageAndRecord[]): { usage: { key_count: number; bytes: number }; stored: StorageRecordRow[] } {
+  const first = rows[0];
+  const usage = { key_count: first?.ns_key_count ?? 0, bytes: Number(first?.ns_bytes ?? 0) };
+  const stored = rows.filter((r) => r.key !== null).map((r) => ({
+    tenant, namespace: r.namespace!, key: r.key!, value: r.value!, metadata: r.metadata, revision: r.revision!, size_bytes: r.size_bytes!,
+    ttl_expires_at: r.ttl_expires_at, created_at: r.created_at!, updated_at: r.updated_at!,
+  }));
+  return { usage, stored };
+}
+
 /**
  * What a write of `keys` needs to know, in one round trip: the namespace's usage and the stored rows
- * (expired ones included). Only valid under lockTenantUsage: no other writer of the tenant can change
- * either until this transaction ends, so plain reads are as good as locked ones. The keys are a literal
- * list: with `= any(array)` a generic plan scanned the whole namespace and filtered (no statistics yet).
- * A single key (every automation action, every PUT) runs prepared.
+ * (expired ones included). Only valid under the tenant's usage lock: no other writer of the tenant can
+ * change either until this transaction ends, so plain reads are as good as locked ones. The keys are a
+ * literal list: with `= any(array)` a generic plan scanned the whole namespace and filtered (no statistics
+ * yet). A single key (every automation action, every PUT) runs prepared.
  */
-export async function readForWrite(
-  db: Executor,
-  tenant: string,
-  namespace: string,
-  keys: readonly string[],
-): Promise<{ usage: { key_count: number; bytes: number }; stored: StorageRecordRow[] }> {
-  const { rows } = await sql<Partial<StorageRecordRow> & { ns_key_count: number | null; ns_bytes: string | number | null }>`
-    select u.key_count as ns_key_count, u.bytes as ns_bytes,
-      r.namespace, r.key, r.value, r.metadata, r.revision, r.size_bytes, r.ttl_expires_at, r.created_at, r.updated_at
+async function readForWrite(db: Executor, tenant: string, namespace: string, keys: readonly string[]) {
+  const { rows } = await sql<UsageAndRecord>`
+    select ${USAGE_AND_RECORD}
     from (select 1) as one
     left join storage_usage u on u.tenant = ${tenant} and u.namespace = ${namespace}
     left join storage_records r on r.tenant = ${tenant} and r.namespace = ${namespace} and r.key in (${sql.join(keys)})${keys.length === 1 ? sql.raw(PREPARE_MARK) : sql``}`.execute(db);
-  const first = rows[0]!;
-  const usage = { key_count: first.ns_key_count ?? 0, bytes: Number(first.ns_bytes ?? 0) };
-  const stored = rows.filter((r) => r.key != null).map(({ ns_key_count: _k, ns_bytes: _b, ...r }) => ({ tenant, ...r }) as StorageRecordRow);
-  return { usage, stored };
+  return usageAndRecords(tenant, rows);
 }
 
 /**
@@ -119,13 +131,10 @@ export async function lockForWrite(
   keys: readonly string[],
 ): Promise<{ tenantUsage: { namespace_count: number; bytes: number }; usage: { key_count: number; bytes: number }; stored: StorageRecordRow[] }> {
   for (;;) {
-    const { rows } = await sql<Partial<StorageRecordRow> & {
-      namespace_count: number; tenant_bytes: string | number; locked_version: string; seen_version: string | null; ns_key_count: number | null; ns_bytes: string | number | null;
-    }>`
+    const { rows } = await sql<UsageAndRecord & { namespace_count: number; tenant_bytes: string | number; locked_version: string; seen_version: string | null }>`
       select t.namespace_count, t.bytes as tenant_bytes, t.xmin::text as locked_version,
         (select s.xmin::text from storage_tenant_usage s where s.tenant = t.tenant) as seen_version,
-        u.key_count as ns_key_count, u.bytes as ns_bytes,
-        r.namespace, r.key, r.value, r.metadata, r.revision, r.size_bytes, r.ttl_expires_at, r.created_at, r.updated_at
+        ${USAGE_AND_RECORD}
       from storage_tenant_usage t
       left join storage_usage u on u.tenant = t.tenant and u.namespace = ${namespace}
       left join storage_records r on r.tenant = t.tenant and r.namespace = ${namespace} and r.key in (${sql.join(keys)})
@@ -133,17 +142,12 @@ export async function lockForWrite(
       for update of t${keys.length === 1 ? sql.raw(PREPARE_MARK) : sql``}`.execute(db);
     const first = rows[0];
     if (!first) {
-      await db.insertInto('storage_tenant_usage').values({ tenant }).onConflict((oc) => oc.column('tenant').doNothing()).execute();
+      await createTenantUsage(db, tenant);
       continue;
     }
     const tenantUsage = { namespace_count: first.namespace_count, bytes: Number(first.tenant_bytes) };
-    if (first.locked_version !== first.seen_version) return { tenantUsage, ...(await readForWrite(db, tenant, namespace, keys)) };
-    const usage = { key_count: first.ns_key_count ?? 0, bytes: Number(first.ns_bytes ?? 0) };
-    const stored = rows.filter((r) => r.key != null).map((r) => ({
-      tenant, namespace: r.namespace!, key: r.key!, value: r.value!, metadata: r.metadata ?? null, revision: r.revision!, size_bytes: r.size_bytes!,
-      ttl_expires_at: r.ttl_expires_at ?? null, created_at: r.created_at!, updated_at: r.updated_at!,
-    }));
-    return { tenantUsage, usage, stored };
+    const stale = first.locked_version !== first.seen_version;
+    return { tenantUsage, ...(stale ? await readForWrite(db, tenant, namespace, keys) : usageAndRecords(tenant, rows)) };
   }
 }
 
@@ -174,9 +178,9 @@ export async function writeRecords(
     )${ns ? sql`, namespace_usage as (
       insert into storage_usage (tenant, namespace, key_count, bytes) values (${tenant}, ${namespace}, ${ns.key_count}, ${ns.bytes})
       on conflict (tenant, namespace) do update set key_count = excluded.key_count, bytes = excluded.bytes
-    )` : sql``}${total ? sql`, tenant_usage as (
+    )` : sql``}, tenant_usage as (
       update storage_tenant_usage set namespace_count = ${total.namespace_count}, bytes = ${total.bytes} where tenant = ${tenant}
-    )` : sql``}
+    )
     select tenant, namespace, key, value, metadata, revision, size_bytes, ttl_expires_at, created_at, updated_at from written${sql.raw(PREPARE_MARK)}`.execute(db);
   return written;
 }

@@ -101,8 +101,6 @@ export function createStorageService(deps: StorageDeps) {
   async function write(trx: Executor, tenant: string, namespace: string, items: readonly Prepared[], now: Date, opts: { single: boolean; ifMatch?: string }) {
     const { ifMatch } = opts;
     const current = await lockForWrite(trx, tenant, namespace, items.map((p) => p.item.key));
-    const tenantUsage = current.tenantUsage;
-    const nsUsage = current.usage;
     const stored = new Map(current.stored.map((r) => [r.key, r]));
 
     const mismatches: { key: string; expected_revision: number; current_revision: number | null }[] = [];
@@ -161,7 +159,7 @@ export function createStorageService(deps: StorageDeps) {
       }
       return { nextNs, nextTenant, error };
     };
-    let base = { tenant: tenantUsage, ns: nsUsage };
+    let base = { tenant: current.tenantUsage, ns: current.usage };
     let next = plan(base.tenant, base.ns);
     if (next.error) {
       // Expired records still on disk must not count against the quota: purge the tenant's now (this
