@@ -2,7 +2,6 @@
 import { readFileSync } from 'node:fs';
 import {
   binaryBody,
-  createApiTransport,
   DEFAULT_BASE_URL,
   errorBody,
   executeOperation,
@@ -14,6 +13,7 @@ import {
   type JsonSchema,
   type Operation,
 } from './operations.ts';
+import { createTransport } from './http.ts';
 
 /**
  * psa-api: every operation of the PSA API from the shell, generated from the bundled OpenAPI document.
@@ -176,7 +176,7 @@ async function callOperation(op: Operation, flags: Flags, io: CliIo): Promise<nu
   if (all && !op.isList) throw new UsageError(`--all applies to lists only; ${op.operationId} is not one`);
   const apiKey = io.env.PSA_API_KEY;
   if (!apiKey) throw new UsageError('set PSA_API_KEY to an API key');
-  const api = createApiTransport({ baseUrl: single(flags, 'base-url') ?? io.env.PSA_URL ?? DEFAULT_BASE_URL, apiKey, userAgent: 'psa-api' });
+  const api = createTransport({ baseUrl: single(flags, 'base-url') ?? io.env.PSA_URL ?? DEFAULT_BASE_URL, apiKey, userAgent: 'psa-api' });
   try {
     if (all) {
       io.stdout.write(`${JSON.stringify(await fetchAll(api, op, input), null, 2)}\n`);

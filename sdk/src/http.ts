@@ -37,7 +37,7 @@ export interface RawRequest {
 export interface RawResponse<T = unknown> {
   status: number;
   headers: Headers;
-  /** Parsed JSON, the text of a non-JSON body, or null for an empty one. */
+  /** Parsed JSON, the text of another textual body, the bytes of a binary one (a PDF, an image), or null when empty. */
   body: T;
 }
 
@@ -91,10 +91,16 @@ export function buildUrl(baseUrl: string, path: string, pathParams: Record<strin
   return url;
 }
 
+const TEXTUAL = /json|^text\/|xml|javascript|x-www-form-urlencoded/i;
+
+/** The body as RawResponse describes it: decoded as text only when the media type is textual, so binary answers stay intact. */
 async function readBody(res: Response): Promise<unknown> {
-  const text = await res.text();
-  if (text === '') return null;
-  if ((res.headers.get('content-type') ?? '').includes('json')) {
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (bytes.length === 0) return null;
+  const type = res.headers.get('content-type') ?? '';
+  if (type !== '' && !TEXTUAL.test(type)) return bytes;
+  const text = new TextDecoder().decode(bytes);
+  if (type.includes('json')) {
     try {
       return JSON.parse(text) as unknown;
     } catch {

@@ -8,8 +8,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { buildUrl, type RawResponse, type Transport } from './http.ts';
-import { binaryBody, createApiTransport, DEFAULT_BASE_URL, errorBody, executeOperation, isEntryPoint, loadOperations, requestFor, type ErrorBody, type Operation } from './operations.ts';
+import { buildUrl, createTransport, type RawResponse, type Transport } from './http.ts';
+import { binaryBody, DEFAULT_BASE_URL, errorBody, executeOperation, isEntryPoint, loadOperations, requestFor, type ErrorBody, type Operation } from './operations.ts';
 
 /**
  * psa-mcp: the PSA API as a Model Context Protocol server, one tool per operation of the bundled OpenAPI
@@ -100,7 +100,7 @@ const toolLists = new WeakMap<Operation[], Tool[]>();
 
 /** One MCP server (for one client connection) acting with one API key. */
 export function createMcpServer(options: McpServerOptions): Server {
-  const api = 'api' in options ? options.api : createApiTransport({ baseUrl: options.baseUrl, apiKey: options.apiKey, userAgent: `psa-mcp/${VERSION}` });
+  const api = 'api' in options ? options.api : createTransport({ baseUrl: options.baseUrl, apiKey: options.apiKey, userAgent: `psa-mcp/${VERSION}` });
   const operations = options.operations ?? loadOperations();
   const byName = new Map(operations.map((op) => [op.operationId, op]));
   let tools = toolLists.get(operations);

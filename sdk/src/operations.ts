@@ -1,6 +1,6 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { createTransport, PsaApiError, type HttpMethod, type RawRequest, type RawResponse, type Transport, type TransportOptions } from './http.ts';
+import { PsaApiError, type HttpMethod, type RawRequest, type RawResponse, type Transport } from './http.ts';
 
 /**
  * The API's operations as data, read from the bundled OpenAPI document, for the CLI and the MCP server:
@@ -225,35 +225,9 @@ export async function fetchAll(api: Transport, op: Operation, input: Record<stri
   }
 }
 
-/*
- * The transport reads every body as text, which would corrupt a PDF or an image; the fetch given to it
- * here keeps such bodies as bytes, found again by the answer's Headers object (the transport hands that
- * very object back in RawResponse.headers).
- */
-const binaryBodies = new WeakMap<Headers, Uint8Array>();
-const TEXTUAL = /json|^text\/|xml|javascript|x-www-form-urlencoded/i;
-
-function keepingBinary(doFetch: typeof fetch): typeof fetch {
-  return async (input, init) => {
-    const res = await doFetch(input, init);
-    const type = res.headers.get('content-type') ?? '';
-    if (!res.ok || type === '' || TEXTUAL.test(type)) return res;
-    const bytes = new Uint8Array(await res.arrayBuffer());
-    const stand = new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
-    binaryBodies.set(stand.headers, bytes);
-    return stand;
-  };
-}
-
-/** createTransport, keeping binary answers intact (read them with binaryBody). */
-export function createApiTransport(options: TransportOptions): Transport {
-  return createTransport({ ...options, fetch: keepingBinary(options.fetch ?? globalThis.fetch) });
-}
-
 /** The bytes and media type of a binary answer (a PDF, an image, a download); undefined for JSON or text. */
 export function binaryBody(res: RawResponse): { bytes: Uint8Array; contentType: string } | undefined {
-  const bytes = binaryBodies.get(res.headers);
-  return bytes && { bytes, contentType: res.headers.get('content-type') ?? 'application/octet-stream' };
+  return res.body instanceof Uint8Array ? { bytes: res.body, contentType: res.headers.get('content-type') ?? 'application/octet-stream' } : undefined;
 }
 
 /** Where the CLI and the MCP server look for the API unless PSA_URL or --base-url says otherwise. */

@@ -7,7 +7,8 @@ import { buildTestApp, type TestApp } from '../../test/harness.ts';
 import { makeTenant, type TenantFixture } from '../../test/factories.ts';
 import { formBody } from '../../test/multipart.ts';
 import { main } from '../src/cli.ts';
-import { createApiTransport, fetchAll, findOperation } from '../src/operations.ts';
+import { createTransport } from '../src/http.ts';
+import { fetchAll, findOperation } from '../src/operations.ts';
 
 let t: TestApp;
 let ten: TenantFixture;
@@ -111,7 +112,7 @@ describe('psa-api <operationId>', () => {
 
     // The walk behind --all: the first page by sort=updated_at, every later one by the cursor it was given.
     const urls: URL[] = [];
-    const recording = createApiTransport({ baseUrl: base, apiKey: ten.admin.key, fetch: (input, init) => (urls.push(new URL(String(input))), fetch(input, init)) });
+    const recording = createTransport({ baseUrl: base, apiKey: ten.admin.key, fetch: (input, init) => (urls.push(new URL(String(input))), fetch(input, init)) });
     expect(await fetchAll(recording, findOperation('listClients')!, { search: prefix, limit: 10 })).toHaveLength(25);
     expect(urls.map((u) => [u.searchParams.get('sort'), u.searchParams.has('cursor'), u.searchParams.has('page')])).toEqual([
       ['updated_at', false, false],
