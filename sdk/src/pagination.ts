@@ -9,15 +9,8 @@ import type { MaybeOptionalInit } from 'openapi-fetch';
 import type { PathsWith, PsaClient, ResponseBody } from './client.ts';
 import type { paths } from './schema.d.ts';
 
-export interface Pagination {
-  page?: number;
-  limit: number;
-  total?: number;
-  totalPages?: number;
-  hasNext: boolean;
-  hasPrev: boolean;
-  nextCursor?: string | null;
-}
+/** The `pagination` object of every list, as the document describes it. */
+export type Pagination = ResponseBody<'/api/v1/tickets'>['pagination'];
 
 /** The GET paths that answer with the list envelope. */
 export type ListPath = {

@@ -3,28 +3,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/harness.ts';
-import { makeTenant, type TenantFixture } from '../../test/factories.ts';
+import type { TenantFixture } from '../../test/factories.ts';
 import { formBody } from '../../test/multipart.ts';
 import { main } from '../src/cli.ts';
 import { createTransport } from '../src/http.ts';
 import { fetchAll, findOperation } from '../src/operations.ts';
+import { startServer, type LiveServer } from './server-kit.ts';
 
-let t: TestApp;
+let server: LiveServer;
 let ten: TenantFixture;
 let base: string;
 let dir: string;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  ten = await makeTenant(t);
-  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  server = await startServer();
+  ({ tenant: ten, baseUrl: base } = server);
   dir = mkdtempSync(join(tmpdir(), 'psa-api-cli-'));
 });
 
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
-  await t?.close();
+  await server?.close();
 });
 
 interface Run {

@@ -4,27 +4,26 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/harness.ts';
-import { makeTenant, makeUser, type TenantFixture } from '../../test/factories.ts';
+import { makeUser, type TenantFixture } from '../../test/factories.ts';
 import { formBody } from '../../test/multipart.ts';
 import { createMcpServer, startHttpServer, type RunningHttpServer } from '../src/mcp.ts';
+import { startServer, type LiveServer } from './server-kit.ts';
 
-let t: TestApp;
+let server: LiveServer;
 let ten: TenantFixture;
 let techKey: string;
 let base: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  ten = await makeTenant(t);
-  techKey = (await makeUser(t, ten.tenant, { role: 'Technician' })).api.key;
-  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  server = await startServer();
+  ({ tenant: ten, baseUrl: base } = server);
+  techKey = (await makeUser(server.t, ten.tenant, { role: 'Technician' })).api.key;
 });
 
 afterAll(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
-  await t?.close();
+  await server?.close();
 });
 
 type Elicit = (request: ElicitRequest) => ElicitResult;
