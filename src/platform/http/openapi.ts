@@ -62,78 +62,135 @@ export function documentRoute(route: RouteOptions): void {
   route.schema = schema;
 }
 
-/** Every tag an operation uses, with the line a documentation viewer shows under it. */
-const TAGS: Record<string, string> = {
-  Search: 'Unified full-text search across the areas, with permissions applied before the limit',
-  Clients: 'Clients, their locations and billing profiles, and merging one client into another',
-  Contacts: 'People at a client',
-  'Reference data': 'Countries (ISO 3166), identical for every tenant',
-  Assets: 'Managed devices and other assets of a client',
-  'Asset types': 'The tenant\'s asset types and their custom fields',
-  'Asset documents': 'Documents attached to an asset',
-  'Asset maintenance': 'Maintenance schedules and their history',
-  'Asset relationships': 'Links between assets',
-  'Asset tickets': 'Tickets linked to an asset',
-  RMM: 'Remote-monitoring integrations feeding assets and alerts',
-  Projects: 'Projects, their phases and status',
-  'Project tasks': 'Tasks of a project phase',
-  'Project templates': 'Reusable project structures',
-  Opportunities: 'The sales pipeline: deals, next actions, evidence, interactions, forecasts',
-  Users: 'Internal and client-portal users',
-  Roles: 'Roles and the permissions they grant',
-  Teams: 'Teams of users',
-  'API keys': 'API keys of users, shown once',
-  'Feature access': 'What the tenant\'s plan enables',
-  'Service types': 'Kinds of billable services',
-  Services: 'The service catalogue',
-  Products: 'The product catalogue',
-  Contracts: 'Contracts and their assignment to clients',
-  'Contract lines': 'Fixed, hourly, usage and bucket lines of a contract',
-  'Usage records': 'Metered usage billed by usage lines',
-  Tax: 'Tax rates, client tax settings and calculation',
-  Invoices: 'Invoices: drafts, finalizing, sending, PDFs, generation from contracts',
-  'Payments and credit': 'Payments, credit notes and client credit',
-  Quotes: 'Quotes and their conversion to contracts',
-  'Billing settings': 'Numbering and defaults of billing',
-  'Billing analytics': 'Revenue per currency and period',
-  'Knowledge base': 'Articles, their reviews and templates',
-  Automation: 'Rules, executions, templates and statistics of the automation engine',
-  'Ledger (QuickBooks Online)': 'The accounting-ledger integration: connection, mappings, sync, health',
-  Storage: 'Per-tenant key-value storage with revisions and quotas',
-  Tickets: 'Tickets, their comments and time',
-  'Ticket settings': 'Boards, statuses, priorities and categories of tickets',
-  Webhooks: 'Signed outbound webhooks and their deliveries',
-  'Inbound webhooks': 'Authenticated inbound webhooks that create or update records',
-  Authentication: 'Sign-in, sessions, tokens and key validation',
-  Health: 'Liveness and readiness',
-  Meta: 'This document and the list of operations as agent tools',
-};
-
 /**
- * The document's tag groups (`x-tagGroups`), in the order of the specification's endpoint areas; a
- * documentation viewer shows the tags under these headings. Every tag an operation uses is in one (the
- * route-contract suite checks it).
+ * The document's tags, each with the line a documentation viewer shows under it, in groups (`x-tagGroups`)
+ * ordered as the specification's endpoint areas. Every tag an operation uses is here (the route-contract
+ * suite checks it).
  */
-export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = [
-  { name: 'Search', tags: ['Search'] },
-  { name: 'Clients and countries', tags: ['Clients', 'Contacts', 'Reference data'] },
-  { name: 'Assets', tags: ['Assets', 'Asset types', 'Asset documents', 'Asset maintenance', 'Asset relationships', 'Asset tickets', 'RMM'] },
-  { name: 'Projects', tags: ['Projects', 'Project tasks', 'Project templates'] },
-  { name: 'Opportunities', tags: ['Opportunities'] },
-  { name: 'Users and roles', tags: ['Users', 'Roles', 'Teams', 'API keys', 'Feature access'] },
+export const TAG_GROUPS: readonly { name: string; tags: Readonly<Record<string, string>> }[] = [
+  {
+    name: 'Search',
+    tags: {
+      Search: 'Unified full-text search across the areas, with permissions applied before the limit',
+    },
+  },
+  {
+    name: 'Clients and countries',
+    tags: {
+      Clients: 'Clients, their locations and billing profiles, and merging one client into another',
+      Contacts: 'People at a client',
+      'Reference data': 'Countries (ISO 3166), identical for every tenant',
+    },
+  },
+  {
+    name: 'Assets',
+    tags: {
+      Assets: 'Managed devices and other assets of a client',
+      'Asset types': 'The tenant\'s asset types and their custom fields',
+      'Asset documents': 'Documents attached to an asset',
+      'Asset maintenance': 'Maintenance schedules and their history',
+      'Asset relationships': 'Links between assets',
+      'Asset tickets': 'Tickets linked to an asset',
+      RMM: 'Remote-monitoring integrations feeding assets and alerts',
+    },
+  },
+  {
+    name: 'Projects',
+    tags: {
+      Projects: 'Projects, their phases and status',
+      'Project tasks': 'Tasks of a project phase',
+      'Project templates': 'Reusable project structures',
+    },
+  },
+  {
+    name: 'Opportunities',
+    tags: {
+      Opportunities: 'The sales pipeline: deals, next actions, evidence, interactions, forecasts',
+    },
+  },
+  {
+    name: 'Users and roles',
+    tags: {
+      Users: 'Internal and client-portal users',
+      Roles: 'Roles and the permissions they grant',
+      Teams: 'Teams of users',
+      'API keys': 'API keys of users, shown once',
+      'Feature access': 'What the tenant\'s plan enables',
+    },
+  },
   {
     name: 'Products, contracts, billing',
-    tags: ['Service types', 'Services', 'Products', 'Contracts', 'Contract lines', 'Usage records', 'Tax', 'Invoices', 'Payments and credit', 'Quotes', 'Billing settings', 'Billing analytics'],
+    tags: {
+      'Service types': 'Kinds of billable services',
+      Services: 'The service catalogue',
+      Products: 'The product catalogue',
+      Contracts: 'Contracts and their assignment to clients',
+      'Contract lines': 'Fixed, hourly, usage and bucket lines of a contract',
+      'Usage records': 'Metered usage billed by usage lines',
+      Tax: 'Tax rates, client tax settings and calculation',
+      Invoices: 'Invoices: drafts, finalizing, sending, PDFs, generation from contracts',
+      'Payments and credit': 'Payments, credit notes and client credit',
+      Quotes: 'Quotes and their conversion to contracts',
+      'Billing settings': 'Numbering and defaults of billing',
+      'Billing analytics': 'Revenue per currency and period',
+    },
   },
-  { name: 'Knowledge base', tags: ['Knowledge base'] },
-  { name: 'Automation', tags: ['Automation'] },
-  { name: 'Accounting-ledger integration', tags: ['Ledger (QuickBooks Online)'] },
-  { name: 'Storage', tags: ['Storage'] },
-  { name: 'Tickets', tags: ['Tickets', 'Ticket settings'] },
-  { name: 'Outbound webhooks', tags: ['Webhooks'] },
-  { name: 'Inbound webhooks', tags: ['Inbound webhooks'] },
-  { name: 'Authentication', tags: ['Authentication'] },
-  { name: 'Service', tags: ['Health', 'Meta'] },
+  {
+    name: 'Knowledge base',
+    tags: {
+      'Knowledge base': 'Articles, their reviews and templates',
+    },
+  },
+  {
+    name: 'Automation',
+    tags: {
+      Automation: 'Rules, executions, templates and statistics of the automation engine',
+    },
+  },
+  {
+    name: 'Accounting-ledger integration',
+    tags: {
+      'Ledger (QuickBooks Online)': 'The accounting-ledger integration: connection, mappings, sync, health',
+    },
+  },
+  {
+    name: 'Storage',
+    tags: {
+      Storage: 'Per-tenant key-value storage with revisions and quotas',
+    },
+  },
+  {
+    name: 'Tickets',
+    tags: {
+      Tickets: 'Tickets, their comments and time',
+      'Ticket settings': 'Boards, statuses, priorities and categories of tickets',
+    },
+  },
+  {
+    name: 'Outbound webhooks',
+    tags: {
+      Webhooks: 'Signed outbound webhooks and their deliveries',
+    },
+  },
+  {
+    name: 'Inbound webhooks',
+    tags: {
+      'Inbound webhooks': 'Authenticated inbound webhooks that create or update records',
+    },
+  },
+  {
+    name: 'Authentication',
+    tags: {
+      Authentication: 'Sign-in, sessions, tokens and key validation',
+    },
+  },
+  {
+    name: 'Service',
+    tags: {
+      Health: 'Liveness and readiness',
+      Meta: 'This document and the list of operations as agent tools',
+    },
+  },
 ];
 
 export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: string }): Promise<void> {
@@ -157,13 +214,15 @@ export async function registerOpenApi(app: FastifyInstance, opts: { publicUrl: s
       },
       // Where this deployment is reached (PSA_PUBLIC_URL): generated clients and the docs page call it.
       servers: [{ url: opts.publicUrl }],
-      tags: TAG_GROUPS.flatMap((g) => g.tags.map((name) => ({ name, description: TAGS[name] ?? name }))),
+      tags: TAG_GROUPS.flatMap((g) => Object.entries(g.tags).map(([name, description]) => ({ name, description }))),
       components: { securitySchemes: { ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
       security: [{ ApiKeyAuth: [] }],
     },
     // The generator keeps only the top-level fields it knows; the tag groups are added to its output.
     transformObject: (documentObject) =>
-      Object.assign({}, 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject, { 'x-tagGroups': TAG_GROUPS }),
+      Object.assign({}, 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject, {
+        'x-tagGroups': TAG_GROUPS.map((g) => ({ name: g.name, tags: Object.keys(g.tags) })),
+      }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get(
