@@ -58,6 +58,9 @@ export function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
+/** The lists whose floor bench/server.ts measures (GET /bench/floor/{list}); bench/run.ts benchmarks the same ones. */
+export const FLOOR_LISTS = ['clients', 'tickets', 'assets', 'projects', 'contacts'] as const;
+
 export interface BenchServerOptions {
   dbUrl: URL;
   host: string;
@@ -69,6 +72,8 @@ export interface BenchServerOptions {
   rateLimit: number;
   /** Run the server with --cpu-prof (profiles in bench/results/profile/). */
   profile?: boolean;
+  /** A key of the tenant: the server uses it once to catch each list's statement for its floor route. */
+  apiKey?: string;
 }
 
 /**
@@ -92,6 +97,7 @@ export async function forkBenchServer(o: BenchServerOptions, onChild: (child: Ch
       BENCH_TENANT: o.tenant,
       BENCH_POOL_SIZE: String(o.poolSize),
       BENCH_MAX_LIFETIME_MS: String(o.maxLifetimeMs),
+      ...(o.apiKey ? { BENCH_API_KEY: o.apiKey } : {}),
     },
   });
   onChild(child);

@@ -27,7 +27,7 @@ import { newId } from '../src/platform/ids.ts';
 import '../src/modules.ts';
 import { issueApiKey } from '../src/modules/api-keys/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
-import { benchClientRow, benchDatabaseUrl, BenchError, forkBenchServer, intEnv, recreateDatabase } from './bench-env.ts';
+import { benchClientRow, FLOOR_LISTS, benchDatabaseUrl, BenchError, forkBenchServer, intEnv, recreateDatabase } from './bench-env.ts';
 
 // ---------------------------------------------------------------- settings
 
@@ -216,9 +216,12 @@ async function seedOthers(db: Database['db'], tenant: string, clientIds: string[
 
 // ---------------------------------------------------------------- server
 
-function startServer(tenant: string, maxLifetimeMs: number): Promise<number> {
+function startServer(seeded: Seeded, maxLifetimeMs: number): Promise<number> {
   return forkBenchServer(
-    { dbUrl, host: HOST, tenant, poolSize: POOL_SIZE, maxLifetimeMs, logLevel: settings.log_level, rateLimit: HUGE_LIMIT, profile: Boolean(process.env.BENCH_SERVER_PROFILE) },
+    {
+      dbUrl, host: HOST, tenant: seeded.tenant, poolSize: POOL_SIZE, maxLifetimeMs, logLevel: settings.log_level, rateLimit: HUGE_LIMIT,
+      profile: Boolean(process.env.BENCH_SERVER_PROFILE), apiKey: seeded.apiKey,
+    },
     (child) => (server = child),
   );
 }
@@ -283,12 +286,12 @@ function routes(seeded: Seeded): Route[] {
       check: (b, path) => (JSON.stringify(b).includes(path.slice(path.lastIndexOf('/') + 1)) ? undefined : `the body does not contain the requested id`),
     };
   };
-  const list = (name: string, resource: string): Route => ({
+  const list = (name: string, resource: string, floor = false): Route => ({
     name,
-    label: `GET /api/v1/${resource}?limit=25`,
-    path: () => `/api/v1/${resource}?limit=25`,
+    label: floor ? `GET /bench/floor/${resource}` : `GET /api/v1/${resource}?limit=25`,
+    path: () => (floor ? `/bench/floor/${resource}` : `/api/v1/${resource}?limit=25`),
     dynamic: false,
-    headers: auth,
+    headers: floor ? {} : auth,
     check: (b) => (isObject(b) && Array.isArray(b.data) && b.data.length === 25 && isObject(b.pagination) && b.pagination.total === (resource === 'clients' ? CLIENTS : ROWS)
       ? undefined
       : `expected { data: [25 ${resource}], pagination.total: ${resource === 'clients' ? CLIENTS : ROWS} }`),
@@ -304,6 +307,7 @@ function routes(seeded: Seeded): Route[] {
     list('assets.list', 'assets'),
     list('projects.list', 'projects'),
     list('contacts.list', 'contacts'),
+    ...FLOOR_LISTS.map((resource) => list(`${resource}.floor`, resource, true)),
   ];
 }
 
@@ -589,7 +593,7 @@ async function main(): Promise<number> {
   // The server stops by itself well after the plan (and the write scenarios) should be over.
   const writeSeconds = 3 * WRITE_CONNECTIONS.length * (settings.write_duration_s + 1);
   const maxLifetimeMs = (plan.length * (settings.warmup_s + settings.duration_s) + writeSeconds + 180) * 1000;
-  const port = await startServer(seeded.tenant, maxLifetimeMs);
+  const port = await startServer(seeded, maxLifetimeMs);
   log(`bench: server pid ${server?.pid} listening on http://${HOST}:${port}`);
   const rss = sampleRss(server!.pid!);
 

@@ -6,16 +6,25 @@
  * BENCH_MAX_LIFETIME_MS, whichever comes first.
  *
  * Environment (set by run.ts): DATABASE_URL, LOG_LEVEL, BENCH_TENANT, BENCH_POOL_SIZE,
- * BENCH_MAX_LIFETIME_MS, PSA_RATE_LIMIT_BURST / PSA_RATE_LIMIT_PER_MINUTE.
+ * BENCH_MAX_LIFETIME_MS, PSA_RATE_LIMIT_BURST / PSA_RATE_LIMIT_PER_MINUTE, and BENCH_API_KEY for the list floors.
+ *
+ * The list floors (GET /bench/floor/{list}): before the measured app is built, a probe app over the same pool
+ * answers the first page of each benchmarked list once (app.inject, with BENCH_API_KEY), and the statement
+ * each request ran is kept (its compiled SQL and parameters, caught by a Kysely plugin that only the probe has,
+ * so the measured app runs exactly as in production). The floor route runs that same prepared statement
+ * over the same pool and returns its rows with JSON.stringify: no authentication, no query building, no
+ * mapping, no response schema. Its ratio to the baseline is the most the list could reach on this machine
+ * while it runs that statement and returns those rows.
  */
 import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
 import { buildApp, type App } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig, type Config } from '../src/config.ts';
 import { openPostgres, type Database } from '../src/platform/db/database.ts';
-import { sql } from 'kysely';
+import { sql, type CompiledQuery, type KyselyPlugin, type QueryId, type RootOperationNode } from 'kysely';
 import { notFound } from '../src/platform/http/errors.ts';
-import { preparedQuery } from '../src/platform/db/prepared.ts';
+import { PREPARE_MARK, preparedQuery } from '../src/platform/db/prepared.ts';
+import { FLOOR_LISTS } from './bench-env.ts';
 
 /** What the server tells run.ts over IPC. */
 export type ServerMessage = { type: 'listening'; port: number } | { type: 'error'; message: string };
@@ -61,6 +70,8 @@ async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), host: '127.0.0.1', port: 0, secretKey: randomBytes(32).toString('base64url') };
   database = await openPostgres(url, poolSize);
   const db = database.db;
+  const key = process.env.BENCH_API_KEY;
+  const floors = key ? await listStatements(database, config, key) : new Map<string, CompiledQuery<Record<string, unknown>>>();
 
   const rows = await db.selectFrom('clients').select('client_id').where('tenant', '=', tenant).execute();
   const ids = rows.map((r) => r.client_id);
@@ -76,6 +87,12 @@ async function main(): Promise<void> {
     config,
     database,
     extend: (instance) => {
+      instance.get<{ Params: { list: string } }>('/bench/floor/:list', { schema: { operationId: 'benchListFloor', tags: ['Bench'], summary: 'Benchmark list floor: the list\'s own statement, rows as JSON' }, config: { public: true } }, async (req, reply) => {
+        const compiled = floors.get(req.params.list);
+        if (!compiled) throw notFound('List floor', req.params.list);
+        const { rows } = await db.executeQuery(compiled);
+        return reply.type('application/json; charset=utf-8').send(JSON.stringify({ data: rows, pagination: { total: Number(rows[0]?.__list_total ?? 0) } }));
+      });
       instance.get('/bench/baseline', {
         schema: {
           operationId: 'benchBaseline',
@@ -111,6 +128,32 @@ async function main(): Promise<void> {
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('server did not bind a TCP port');
   process.send({ type: 'listening', port: address.port } satisfies ServerMessage);
+}
+
+/** The page statement each floor list runs, caught from one request to a probe app (see the header). */
+async function listStatements(opened: Database, config: Config, key: string): Promise<Map<string, CompiledQuery<Record<string, unknown>>>> {
+  let caught: { node: RootOperationNode; queryId: QueryId }[] = [];
+  const catcher: KyselyPlugin = {
+    transformQuery: (args) => {
+      caught.push({ node: args.node, queryId: args.queryId });
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  const probe = await buildApp({ config, database: { ...opened, db: opened.db.withPlugin(catcher) } });
+  const floors = new Map<string, CompiledQuery<Record<string, unknown>>>();
+  try {
+    for (const list of FLOOR_LISTS) {
+      caught = [];
+      const res = await probe.inject({ method: 'GET', url: `/api/v1/${list}?limit=25`, headers: { 'x-api-key': key } });
+      const pages = caught.map((c) => opened.db.getExecutor().compileQuery(c.node, c.queryId)).filter((c) => c.sql.endsWith(PREPARE_MARK));
+      if (res.statusCode !== 200 || pages.length !== 1) throw new Error(`list floor ${list}: expected a 200 that ran one page statement, got ${res.statusCode} and ${pages.length}`);
+      floors.set(list, pages[0] as CompiledQuery<Record<string, unknown>>);
+    }
+  } finally {
+    await probe.close();
+  }
+  return floors;
 }
 
 main().catch((err: unknown) => {
