@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Compilable, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/executor.ts';
 
 /**
@@ -8,29 +8,30 @@ import type { Executor } from '../db/executor.ts';
  */
 const documentWords = sql`unnest(tsvector_to_array(to_tsvector('simple'::regconfig,
   coalesce(d.title, '') || ' ' || coalesce(d.subtitle, '') || ' ' || left(coalesce(d.body, ''), 100000))))`;
-const isWord = (w: RawBuilder<string>): RawBuilder<boolean> => sql<boolean>`(length(${w}) between 3 and 32 and ${w} !~ '[0-9_@./:+-]')`;
+const isWord = sql<boolean>`(length(w.word) between 3 and 32 and w.word !~ '[0-9_@./:+-]')`;
 
-/** Inserts the dictionary words of the tenant's documents that `documents` selects (a condition on `d`). */
-function insertWords(db: Executor, tenant: string, documents: RawBuilder<boolean>, onlyNew: boolean) {
+/** The dictionary words of the rows `documents` (a relation named `d` with title, subtitle, body), inserted. */
+function insertWordsOf(tenant: string, documents: RawBuilder<unknown>, onlyNew: boolean) {
   return sql`
     insert into search_lexicon (tenant, word)
     select distinct ${tenant}::uuid, w.word
-    from search_documents d cross join lateral ${documentWords} as w (word)
-    where d.tenant = ${tenant}::uuid and ${documents} and ${isWord(sql.ref('w.word'))}
+    from ${documents} cross join lateral ${documentWords} as w (word)
+    where ${isWord}
       ${onlyNew ? sql`and not exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word = w.word)` : sql``}
-  `.execute(db);
+  `;
 }
 
-/** Adds the words of these (just written) documents that the dictionary does not have yet. */
-export async function addToLexicon(db: Executor, tenant: string, keys: readonly { object_type: string; object_id: string }[]): Promise<void> {
-  if (keys.length === 0) return;
-  const types = keys.map((k) => k.object_type);
-  const ids = keys.map((k) => k.object_id);
-  await insertWords(db, tenant, sql<boolean>`(d.object_type, d.object_id) in (select * from unnest(${types}::text[], ${ids}::uuid[]))`, true);
+/**
+ * Runs `upsert` (a write of search documents returning their title, subtitle and body) and adds the words
+ * of the rows it wrote that the dictionary does not have yet, in one statement: the words are read from
+ * what the write returns, so a document write costs one round trip, not two.
+ */
+export async function upsertWithWords(db: Executor, tenant: string, upsert: Compilable<unknown>): Promise<void> {
+  await sql`with written as (${upsert}) ${insertWordsOf(tenant, sql`written d`, true)}`.execute(db);
 }
 
 /** Rewrites a tenant's dictionary from its documents (drops words no document has any more, and duplicates). */
 export async function rebuildLexicon(db: Executor, tenant: string): Promise<void> {
   await sql`delete from search_lexicon where tenant = ${tenant}::uuid`.execute(db);
-  await insertWords(db, tenant, sql<boolean>`true`, false);
+  await insertWordsOf(tenant, sql`(select title, subtitle, body from search_documents where tenant = ${tenant}::uuid) d`, false).execute(db);
 }

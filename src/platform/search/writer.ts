@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
-import { addToLexicon } from './lexicon-words.ts';
+import { upsertWithWords } from './lexicon-words.ts';
 import { searchIndexerOf } from './registry.ts';
 import type { SearchDocument } from './types.ts';
 
@@ -59,11 +59,11 @@ const CONTENT = [
  * Writes documents as given (the search vectors are generated columns). A row whose content is
  * unchanged is left alone, so its `indexed_at` keeps marking when its content last changed: search
  * cursors pin their snapshot to it, and a re-index of an up-to-date tenant disturbs no open paging.
- * The words of the rows written go to the typo dictionary in the same transaction.
+ * The words of the rows written go to the typo dictionary in the same statement.
  */
 export async function upsertSearchDocuments(db: Executor, tenant: string, docs: readonly SearchDocument[]): Promise<void> {
   if (docs.length === 0) return;
-  const written = await db
+  const upsert = db
     .insertInto('search_documents')
     .values(
       docs.map((d) => ({
@@ -103,7 +103,6 @@ export async function upsertSearchDocuments(db: Executor, tenant: string, docs: 
         indexed_at: eb.ref('excluded.indexed_at'),
       })).where(sql<boolean>`(${sql.join(CONTENT.map((c) => sql.ref(`search_documents.${c}`)))}) is distinct from (${sql.join(CONTENT.map((c) => sql.ref(`excluded.${c}`)))})`),
     )
-    .returning(['object_type', 'object_id'])
-    .execute();
-  await addToLexicon(db, tenant, written);
+    .returning(['title', 'subtitle', 'body']);
+  await upsertWithWords(db, tenant, upsert);
 }
