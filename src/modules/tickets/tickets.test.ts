@@ -35,6 +35,37 @@ describe('tenant ticket defaults', () => {
 });
 
 describe('POST /api/v1/tickets', () => {
+  it('takes each missing default from the tenant, and names the one it lacks (default status, default priority) in a 422', async () => {
+    const { tenant, admin } = await makeTenant(t);
+    const client = await makeClient(admin);
+    const { board, statuses } = await defaultBoard(admin);
+    const priorities = await prioritiesOf(admin);
+    const other = await makeBoard(admin, { board_name: 'Projects desk' });
+    const onOther = await admin.post('/api/v1/tickets', { title: 'On the other board', client_id: client.client_id, board_id: other.board_id });
+    expectStatus(onOther, 201);
+    expect(onOther.json().data).toMatchObject({ board_id: other.board_id, priority_id: priorities.Medium!.priority_id, status_name: 'Open' });
+    expect(onOther.json().data.status_id).not.toBe(statuses.Open!.status_id);
+
+    const db = t.database.db;
+    await db.updateTable('ticket_priorities').set({ is_default: false }).where('tenant', '=', tenant).execute();
+    for (const body of [{}, { board_id: other.board_id }]) {
+      const res = await admin.post('/api/v1/tickets', { title: 'No priority', client_id: client.client_id, ...body });
+      expectError(res, 422, 'UNPROCESSABLE');
+      expect(res.json().error.message).toMatch(/no default priority/);
+    }
+    const withPriority = await admin.post('/api/v1/tickets', { title: 'Named priority', client_id: client.client_id, priority_id: priorities.High!.priority_id });
+    expectStatus(withPriority, 201);
+    expect(withPriority.json().data).toMatchObject({ board_id: board.board_id, status_id: statuses.Open!.status_id, priority_name: 'High' });
+
+    await db.updateTable('ticket_statuses').set({ is_default: false }).where('tenant', '=', tenant).where('board_id', '=', board.board_id).execute();
+    const noStatus = await admin.post('/api/v1/tickets', { title: 'No status', client_id: client.client_id, priority_id: priorities.High!.priority_id });
+    expectError(noStatus, 422, 'UNPROCESSABLE');
+    expect(noStatus.json().error.message).toBe(`Board '${board.board_id}' has no default status; send status_id`);
+    const withStatus = await admin.post('/api/v1/tickets', { title: 'Named status', client_id: client.client_id, priority_id: priorities.High!.priority_id, status_id: statuses.Closed!.status_id });
+    expectStatus(withStatus, 201);
+    expect(withStatus.json().data).toMatchObject({ board_id: board.board_id, status_name: 'Closed', is_closed: true });
+  });
+
   it('creates a ticket from a title and a client, with the tenant\'s defaults, a ticket number, Location and ETag', async () => {
     const { adminUserId, admin } = await makeTenant(t);
     const client = await makeClient(admin, { client_name: 'Acme' });
