@@ -42,7 +42,9 @@ export async function createProjectInTrx(trx: Transaction<DB>, actor: Actor, bod
   const projectName = requiredText(body.project_name, 'body.project_name');
   checkHours(body.budgeted_hours, 'body.budgeted_hours');
   checkDates(body.start_date ?? null, body.end_date ?? null, 'body.end_date');
-  const statusId = body.status_id ?? (await findDefaultProjectStatus(trx, tenant))?.status_id;
+  // A defaulted status is the row just read: it needs no second look in checkProjectRefs.
+  const defaultStatus = body.status_id === undefined ? await findDefaultProjectStatus(trx, tenant) : undefined;
+  const statusId = body.status_id ?? defaultStatus?.status_id;
   if (statusId === undefined) throw unprocessable('The tenant has no open project status; create one first');
   const refs: ProjectRefs = {
     client_id: body.client_id ?? portalClientId(actor) ?? null,
@@ -51,8 +53,8 @@ export async function createProjectInTrx(trx: Transaction<DB>, actor: Actor, bod
     assigned_team_id: body.assigned_team_id ?? null,
     status_id: statusId,
   };
-  const { status } = await checkProjectRefs(trx, actor, refs, new Set(REF_FIELDS));
-  const closed = status!.is_closed;
+  const { status } = await checkProjectRefs(trx, actor, refs, new Set(REF_FIELDS.filter((f) => f !== 'status_id' || !defaultStatus)));
+  const closed = (status ?? defaultStatus)!.is_closed;
   const seq = ctx.seq ?? (await nextNumberInTrx(trx, tenant, 'project'));
   const projectId = newId();
   const now = new Date();
