@@ -9,6 +9,21 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 describe(`projects CRUD (${engine})`, () => {
+  it('maps every task status of the tenant, in the statuses\' order, however many there are', async () => {
+    const { tenant, admin } = await makeTenant(t);
+    // Past two statements' worth of ids (insertDefaultMappings sends 32 at a time): 3 seeded + 67 = 70.
+    const extra = Array.from({ length: 67 }, (_, i) => ({ tenant, task_status_id: randomId(), name: `Stage ${String(i + 1).padStart(2, '0')}`, order_number: 100 + i }));
+    await t.database.db.insertInto('task_statuses').values(extra).execute();
+    const statuses = await t.database.db.selectFrom('task_statuses').select(['task_status_id']).where('tenant', '=', tenant).orderBy('order_number').orderBy('task_status_id').execute();
+    expect(statuses).toHaveLength(70);
+    const project = await makeProject(admin);
+    const mappings = await t.database.db.selectFrom('project_task_status_mappings').select(['status_mapping_id', 'task_status_id', 'display_order'])
+      .where('tenant', '=', tenant).where('project_id', '=', project.project_id).orderBy('display_order').execute();
+    expect(mappings.map((m) => [m.task_status_id, m.display_order])).toEqual(statuses.map((s, i) => [s.task_status_id, i + 1]));
+    expect(new Set(mappings.map((m) => m.status_mapping_id)).size).toBe(70);
+    expect(Object.keys(await mappingsOf(admin, project.project_id))).toHaveLength(70);
+  });
+
   it('creates a project with only project_name: number, default status, empty, with task status mappings at once', async () => {
     const { admin, adminUserId } = await makeTenant(t);
     const statuses = await projectStatuses(admin);

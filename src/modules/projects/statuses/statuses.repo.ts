@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
 import type { ProjectStatusesTable, TaskStatusesTable } from '../../../platform/db/schema.projects.ts';
 
@@ -76,12 +76,27 @@ export async function findDefaultStatusMapping(db: Executor, tenant: string, pro
     .executeTakeFirst();
 }
 
-/** Gives a project one mapping per tenant task status, in the statuses' order. */
+/** Mapping ids sent with each statement of insertDefaultMappings: more than a tenant usually has task statuses. */
+const MAPPING_IDS_PER_STATEMENT = 32;
+
+/**
+ * Gives a project one mapping per tenant task status, in the statuses' order, reading the statuses and
+ * writing the mappings in one statement (one round trip on every project create): the new ids come as an
+ * array; a tenant with more statuses than it holds gets the rest from further statements.
+ */
 export async function insertDefaultMappings(db: Executor, tenant: string, projectId: string, newId: () => string): Promise<void> {
-  const statuses = await listTaskStatuses(db, tenant);
-  if (statuses.length === 0) return;
-  await db
-    .insertInto('project_task_status_mappings')
-    .values(statuses.map((s, i) => ({ tenant, status_mapping_id: newId(), project_id: projectId, task_status_id: s.task_status_id, display_order: i + 1 })))
-    .execute();
+  for (let from = 0; ; from += MAPPING_IDS_PER_STATEMENT) {
+    const ids = Array.from({ length: MAPPING_IDS_PER_STATEMENT }, newId);
+    const { rows } = await sql<{ total: number }>`
+      with s as (
+        select task_status_id, row_number() over (order by order_number, task_status_id)::int as n, count(*) over ()::int as total
+        from task_statuses where tenant = ${tenant}
+      ), written as (
+        insert into project_task_status_mappings (tenant, status_mapping_id, project_id, task_status_id, display_order)
+        select ${tenant}, (${ids}::uuid[])[s.n - ${from}::int], ${projectId}, s.task_status_id, s.n
+        from s where s.n > ${from}::int and s.n <= ${from + MAPPING_IDS_PER_STATEMENT}::int
+      )
+      select coalesce(max(total), 0) as total from s`.execute(db);
+    if ((rows[0]?.total ?? 0) <= from + MAPPING_IDS_PER_STATEMENT) return;
+  }
 }
