@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
+import { PREPARE_MARK } from '../../platform/db/prepared.ts';
 import type { ProjectsTable } from '../../platform/db/schema.projects.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 
@@ -73,8 +74,9 @@ export async function findProjectViews(db: Executor, tenant: string, projectIds:
   return (await withNames(projectBase(db, tenant)).where('p.project_id', 'in', [...projectIds]).execute()) as ProjectViewRow[];
 }
 
+/** Prepared: every create runs it, and on PostgreSQL parsing and planning it cost more than running it. */
 export async function insertProject(db: Executor, row: Insertable<ProjectsTable>): Promise<void> {
-  await db.insertInto('projects').values(row).execute();
+  await db.insertInto('projects').values(row).modifyEnd(sql.raw(PREPARE_MARK)).execute();
 }
 
 export async function updateProject(db: Executor, tenant: string, projectId: string, set: Updateable<ProjectsTable>): Promise<void> {

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
-import { preparedQuery } from '../../platform/db/prepared.ts';
+import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
 import type { TicketsTable } from '../../platform/db/schema.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 
@@ -92,8 +92,9 @@ export async function findTicketRow(db: Executor, tenant: string, ticketId: stri
   return db.selectFrom('tickets').selectAll().where('tenant', '=', tenant).where('ticket_id', '=', ticketId).executeTakeFirst();
 }
 
+/** Prepared: every create runs it, and on PostgreSQL parsing and planning it cost more than running it. */
 export async function insertTicket(db: Executor, row: Insertable<TicketsTable>): Promise<void> {
-  await db.insertInto('tickets').values(row).execute();
+  await db.insertInto('tickets').values(row).modifyEnd(sql.raw(PREPARE_MARK)).execute();
 }
 
 export async function updateTicket(db: Executor, tenant: string, ticketId: string, set: Updateable<TicketsTable>): Promise<void> {
@@ -249,7 +250,7 @@ export async function findTicketDefaults(db: Executor, tenant: string): Promise<
     from (select 1) as one
     left join boards b on b.tenant = ${tenant} and b.is_default
     left join ticket_statuses s on s.tenant = b.tenant and s.board_id = b.board_id and s.is_default
-    limit 1`.execute(db);
+    limit 1${sql.raw(PREPARE_MARK)}`.execute(db);
   const row = rows[0]!;
   return {
     board_id: row.board_id,

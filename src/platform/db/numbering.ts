@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { conflict } from '../http/errors.ts';
 import type { DB } from './schema.ts';
 import { withTransaction } from './executor.ts';
+import { PREPARE_MARK } from './prepared.ts';
 
 /**
  * Per-tenant record numbers (T-000042, P-000007) that are unique and gapless without making concurrent
@@ -36,6 +37,7 @@ export async function withReservedNumber<T>(db: Kysely<DB>, tenant: string, sequ
       const used = await trx
         .deleteFrom('number_reservations')
         .where('tenant', '=', tenant).where('sequence', '=', sequence).where('seq', '=', seq).where('reserved_until', '=', until)
+        .modifyEnd(sql.raw(PREPARE_MARK))
         .executeTakeFirst();
       // Only a create stalled past the reservation's lifetime gets here (its number went to another create).
       if (Number(used.numDeletedRows) !== 1) throw conflict('The create took too long and its number was reassigned; send it again');
@@ -67,7 +69,8 @@ export async function nextNumberInTrx(trx: Transaction<DB>, tenant: string, sequ
 async function reserve(db: Kysely<DB>, tenant: string, sequence: NumberSequence, until: Date): Promise<number> {
   const counter = sql.table(COUNTERS[sequence]);
   // One statement: reclaim the lowest expired reservation (skipping ones another create is reclaiming),
-  // or take the counter's next number and record it as reserved.
+  // or take the counter's next number and record it as reserved. Prepared, like the reservation's delete:
+  // every create runs both, and on PostgreSQL parsing and planning them cost more than running them.
   const { rows } = await sql<{ seq: number }>`
     with reclaimed as (
       update number_reservations r set reserved_until = ${until}
@@ -83,6 +86,6 @@ async function reserve(db: Kysely<DB>, tenant: string, sequence: NumberSequence,
     recorded as (
       insert into number_reservations (tenant, sequence, seq, reserved_until) select ${tenant}, ${sequence}, last_number, ${until} from bumped
       returning seq)
-    select seq from reclaimed union all select seq from recorded`.execute(db);
+    select seq from reclaimed union all select seq from recorded${sql.raw(PREPARE_MARK)}`.execute(db);
   return Number(rows[0]!.seq);
 }

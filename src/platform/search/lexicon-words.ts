@@ -1,5 +1,6 @@
 import { sql, type Compilable, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/executor.ts';
+import { PREPARE_MARK } from '../db/prepared.ts';
 
 /**
  * The tenant's dictionary for the typo fallback (table and its trade-offs: migration 0013): the words
@@ -24,10 +25,12 @@ function insertWordsOf(tenant: string, documents: RawBuilder<unknown>, onlyNew: 
 /**
  * Runs `upsert` (a write of search documents returning their title, subtitle and body) and adds the words
  * of the rows it wrote that the dictionary does not have yet, in one statement: the words are read from
- * what the write returns, so a document write costs one round trip, not two.
+ * what the write returns, so a document write costs one round trip, not two. `prepare` when the statement's
+ * text is one of a few (a single document: what a record's write indexes), so it is parsed and planned once
+ * per connection.
  */
-export async function upsertWithWords(db: Executor, tenant: string, upsert: Compilable<unknown>): Promise<void> {
-  await sql`with written as (${upsert}) ${insertWordsOf(tenant, sql`written d`, true)}`.execute(db);
+export async function upsertWithWords(db: Executor, tenant: string, upsert: Compilable<unknown>, prepare: boolean): Promise<void> {
+  await sql`with written as (${upsert}) ${insertWordsOf(tenant, sql`written d`, true)}${prepare ? sql.raw(PREPARE_MARK) : sql``}`.execute(db);
 }
 
 /** Rewrites a tenant's dictionary from its documents (drops words no document has any more, and duplicates). */

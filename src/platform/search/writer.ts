@@ -104,5 +104,5 @@ export async function upsertSearchDocuments(db: Executor, tenant: string, docs: 
       })).where(sql<boolean>`(${sql.join(CONTENT.map((c) => sql.ref(`search_documents.${c}`)))}) is distinct from (${sql.join(CONTENT.map((c) => sql.ref(`excluded.${c}`)))})`),
     )
     .returning(['title', 'subtitle', 'body']);
-  await upsertWithWords(db, tenant, upsert);
+  await upsertWithWords(db, tenant, upsert, docs.length === 1);
 }

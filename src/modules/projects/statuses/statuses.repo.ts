@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
+import { PREPARE_MARK } from '../../../platform/db/prepared.ts';
 import type { ProjectStatusesTable, TaskStatusesTable } from '../../../platform/db/schema.projects.ts';
 
 export type ProjectStatusRow = Selectable<ProjectStatusesTable>;
@@ -82,7 +83,7 @@ const MAPPING_IDS_PER_STATEMENT = 32;
 /**
  * Gives a project one mapping per tenant task status, in the statuses' order, reading the statuses and
  * writing the mappings in one statement (one round trip on every project create): the new ids come as an
- * array; a tenant with more statuses than it holds gets the rest from further statements.
+ * array; a tenant with more statuses than it holds gets the rest from further statements. Prepared: one text.
  */
 export async function insertDefaultMappings(db: Executor, tenant: string, projectId: string, newId: () => string): Promise<void> {
   for (let from = 0; ; from += MAPPING_IDS_PER_STATEMENT) {
@@ -96,7 +97,7 @@ export async function insertDefaultMappings(db: Executor, tenant: string, projec
         select ${tenant}, (${ids}::uuid[])[s.n - ${from}::int], ${projectId}, s.task_status_id, s.n
         from s where s.n > ${from}::int and s.n <= ${from + MAPPING_IDS_PER_STATEMENT}::int
       )
-      select coalesce(max(total), 0) as total from s`.execute(db);
+      select coalesce(max(total), 0) as total from s${sql.raw(PREPARE_MARK)}`.execute(db);
     if ((rows[0]?.total ?? 0) <= from + MAPPING_IDS_PER_STATEMENT) return;
   }
 }
