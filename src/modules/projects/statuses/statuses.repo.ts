@@ -4,7 +4,6 @@ import { PREPARE_MARK } from '../../../platform/db/prepared.ts';
 import type { ProjectStatusesTable, TaskStatusesTable } from '../../../platform/db/schema.projects.ts';
 
 export type ProjectStatusRow = Selectable<ProjectStatusesTable>;
-export type TaskStatusRow = Selectable<TaskStatusesTable>;
 
 /** A project's task status mapping with the tenant status it maps. */
 export interface StatusMappingRow {
@@ -45,10 +44,6 @@ export async function insertProjectStatuses(db: Executor, rows: Insertable<Proje
 
 export async function insertTaskStatuses(db: Executor, rows: Insertable<TaskStatusesTable>[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('task_statuses').values(rows).execute();
-}
-
-export async function listTaskStatuses(db: Executor, tenant: string): Promise<TaskStatusRow[]> {
-  return db.selectFrom('task_statuses').selectAll().where('tenant', '=', tenant).orderBy('order_number').orderBy('task_status_id').execute();
 }
 
 const mappingBase = (db: Executor, tenant: string) =>
