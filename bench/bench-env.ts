@@ -5,7 +5,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { ServerMessage } from './server.ts';
 
 export class BenchError extends Error {}
 
@@ -57,6 +56,9 @@ export function quantile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
+
+/** What bench/server.ts tells its parent over IPC. */
+export type ServerMessage = { type: 'listening'; port: number } | { type: 'error'; message: string };
 
 /** The lists whose floor bench/server.ts measures (GET /bench/floor/{list}); bench/run.ts benchmarks the same ones. */
 export const FLOOR_LISTS = ['clients', 'tickets', 'assets', 'projects', 'contacts'] as const;

@@ -24,10 +24,8 @@ import { openPostgres, type Database } from '../src/platform/db/database.ts';
 import { sql, type CompiledQuery, type KyselyPlugin, type QueryId, type RootOperationNode } from 'kysely';
 import { notFound } from '../src/platform/http/errors.ts';
 import { PREPARE_MARK, preparedQuery } from '../src/platform/db/prepared.ts';
-import { FLOOR_LISTS } from './bench-env.ts';
+import { FLOOR_LISTS, type ServerMessage } from './bench-env.ts';
 
-/** What the server tells run.ts over IPC. */
-export type ServerMessage = { type: 'listening'; port: number } | { type: 'error'; message: string };
 
 const BaselineRow = Type.Object({ client_id: Type.String(), client_name: Type.String() });
 
