@@ -10,8 +10,6 @@ import { emptyPage, listPage } from '../../platform/http/list.ts';
 import { requiredText } from '../../platform/http/text.ts';
 import { newId } from '../../platform/ids.ts';
 import { portalClientId } from '../clients/index.ts';
-import { findBoard, findDefaultStatus } from './boards/boards.repo.ts';
-import { findDefaultPriority } from './priorities/priorities.repo.ts';
 import { emitTicketDeleted, emitTicketEvents, suppressOf } from './tickets.events.ts';
 import { toTicket } from './tickets.mapper.ts';
 import { deleteTicket, findContactRef, findTicketDefaults, findTicketView, findUserRef, insertTags, insertTicket, ticketList } from './tickets.repo.ts';
@@ -78,15 +76,17 @@ export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body
   if ((body.assigned_to ?? null) !== null || (body.assigned_team_id ?? null) !== null) assertMayAssign(actor);
 
   const { tenant } = actor;
-  // Without a board, its defaults come in one statement; a named board is checked and its default status looked up.
-  const defaults = body.board_id === undefined ? await findTicketDefaults(trx, tenant) : undefined;
-  const boardId = body.board_id ?? defaults?.board_id ?? undefined;
-  if (boardId === undefined) throw unprocessable('The tenant has no default board; create one with POST /api/v1/boards');
-  if (!defaults && !(await findBoard(trx, tenant, boardId))) throw validation('body.board_id', `no board '${boardId}'`);
-  const defaultStatus = body.status_id !== undefined ? undefined : defaults ? (defaults.status ?? undefined) : await findDefaultStatus(trx, tenant, boardId);
+  const defaults = await findTicketDefaults(trx, tenant, body.board_id);
+  const boardId = defaults.board_id;
+  if (boardId === null) {
+    throw body.board_id === undefined
+      ? unprocessable('The tenant has no default board; create one with POST /api/v1/boards')
+      : validation('body.board_id', `no board '${body.board_id}'`);
+  }
+  const defaultStatus = body.status_id === undefined ? (defaults.status ?? undefined) : undefined;
   const statusId = body.status_id ?? defaultStatus?.status_id;
   if (statusId === undefined) throw unprocessable(`Board '${boardId}' has no default status; send status_id`);
-  const priorityId = body.priority_id ?? (defaults ? (defaults.priority_id ?? undefined) : (await findDefaultPriority(trx, tenant))?.priority_id);
+  const priorityId = body.priority_id ?? defaults.priority_id ?? undefined;
   if (priorityId === undefined) throw unprocessable('The tenant has no default priority; send priority_id or create one with POST /api/v1/priorities');
   // Defaults need no second look: the default board is active (a CHECK), its default status is its own, the
   // default priority exists. A board named in the body still has its (default) status checked against it.

@@ -93,16 +93,6 @@ export async function findStatus(db: Executor, tenant: string, statusId: string,
   return q.executeTakeFirst();
 }
 
-export async function findDefaultStatus(db: Executor, tenant: string, boardId: string): Promise<StatusRow | undefined> {
-  return db
-    .selectFrom('ticket_statuses')
-    .selectAll()
-    .where('tenant', '=', tenant)
-    .where('board_id', '=', boardId)
-    .where('is_default', '=', true)
-    .executeTakeFirst();
-}
-
 export async function findStatusIdByName(db: Executor, tenant: string, boardId: string, name: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('ticket_statuses')
