@@ -286,12 +286,12 @@ function routes(seeded: Seeded): Route[] {
       check: (b, path) => (JSON.stringify(b).includes(path.slice(path.lastIndexOf('/') + 1)) ? undefined : `the body does not contain the requested id`),
     };
   };
-  const list = (name: string, resource: string, floor = false): Route => ({
+  const list = (name: string, resource: string): Route => ({
     name,
-    label: floor ? `GET /bench/floor/${resource}` : `GET /api/v1/${resource}?limit=25`,
-    path: () => (floor ? `/bench/floor/${resource}` : `/api/v1/${resource}?limit=25`),
+    label: `GET /api/v1/${resource}?limit=25`,
+    path: () => `/api/v1/${resource}?limit=25`,
     dynamic: false,
-    headers: floor ? {} : auth,
+    headers: auth,
     check: (b) => (isObject(b) && Array.isArray(b.data) && b.data.length === 25 && isObject(b.pagination) && b.pagination.total === (resource === 'clients' ? CLIENTS : ROWS)
       ? undefined
       : `expected { data: [25 ${resource}], pagination.total: ${resource === 'clients' ? CLIENTS : ROWS} }`),
@@ -307,7 +307,10 @@ function routes(seeded: Seeded): Route[] {
     list('assets.list', 'assets'),
     list('projects.list', 'projects'),
     list('contacts.list', 'contacts'),
-    ...FLOOR_LISTS.map((resource) => list(`${resource}.floor`, resource, true)),
+    // The floor answers the list's page as the list does (same rows, same total), without a key.
+    ...FLOOR_LISTS.map((resource): Route => ({
+      ...list(`${resource}.floor`, resource), label: `GET /bench/floor/${resource}`, path: () => `/bench/floor/${resource}`, headers: {},
+    })),
   ];
 }
 

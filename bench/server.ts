@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   database = await openPostgres(url, poolSize);
   const db = database.db;
   const key = process.env.BENCH_API_KEY;
-  const floors = key ? await listStatements(database, config, key) : new Map<string, CompiledQuery<Record<string, unknown>>>();
+  const floors: Floors = key ? await listStatements(database, config, key) : new Map();
 
   const rows = await db.selectFrom('clients').select('client_id').where('tenant', '=', tenant).execute();
   const ids = rows.map((r) => r.client_id);
@@ -128,8 +128,12 @@ async function main(): Promise<void> {
   process.send({ type: 'listening', port: address.port } satisfies ServerMessage);
 }
 
+type PageStatement = CompiledQuery<Record<string, unknown>>;
+/** Each floor list's page statement, by list name. */
+type Floors = Map<string, PageStatement>;
+
 /** The page statement each floor list runs, caught from one request to a probe app (see the header). */
-async function listStatements(opened: Database, config: Config, key: string): Promise<Map<string, CompiledQuery<Record<string, unknown>>>> {
+async function listStatements(opened: Database, config: Config, key: string): Promise<Floors> {
   let caught: { node: RootOperationNode; queryId: QueryId }[] = [];
   const catcher: KyselyPlugin = {
     transformQuery: (args) => {
@@ -139,14 +143,14 @@ async function listStatements(opened: Database, config: Config, key: string): Pr
     transformResult: async (args) => args.result,
   };
   const probe = await buildApp({ config, database: { ...opened, db: opened.db.withPlugin(catcher) } });
-  const floors = new Map<string, CompiledQuery<Record<string, unknown>>>();
+  const floors: Floors = new Map();
   try {
     for (const list of FLOOR_LISTS) {
       caught = [];
       const res = await probe.inject({ method: 'GET', url: `/api/v1/${list}?limit=25`, headers: { 'x-api-key': key } });
       const pages = caught.map((c) => opened.db.getExecutor().compileQuery(c.node, c.queryId)).filter((c) => c.sql.endsWith(PREPARE_MARK));
       if (res.statusCode !== 200 || pages.length !== 1) throw new Error(`list floor ${list}: expected a 200 that ran one page statement, got ${res.statusCode} and ${pages.length}`);
-      floors.set(list, pages[0] as CompiledQuery<Record<string, unknown>>);
+      floors.set(list, pages[0] as PageStatement);
     }
   } finally {
     await probe.close();
