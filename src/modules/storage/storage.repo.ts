@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
-import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
+import { PREPARE_MARK, prepareIf, preparedQuery } from '../../platform/db/prepared.ts';
 import type { StorageRecordRow } from './storage.mapper.ts';
 
 /** Live = not expired at `now`. Every read and write goes through this, so expiry is immediate. */
@@ -113,7 +113,7 @@ async function readForWrite(db: Executor, tenant: string, namespace: string, key
     select ${USAGE_AND_RECORD}
     from (select 1) as one
     left join storage_usage u on u.tenant = ${tenant} and u.namespace = ${namespace}
-    left join storage_records r on r.tenant = ${tenant} and r.namespace = ${namespace} and r.key in (${sql.join(keys)})${keys.length === 1 ? sql.raw(PREPARE_MARK) : sql``}`.execute(db);
+    left join storage_records r on r.tenant = ${tenant} and r.namespace = ${namespace} and r.key in (${sql.join(keys)})${prepareIf(keys.length === 1)}`.execute(db);
   return usageAndRecords(tenant, rows);
 }
 
@@ -139,7 +139,7 @@ export async function lockForWrite(
       left join storage_usage u on u.tenant = t.tenant and u.namespace = ${namespace}
       left join storage_records r on r.tenant = t.tenant and r.namespace = ${namespace} and r.key in (${sql.join(keys)})
       where t.tenant = ${tenant}
-      for update of t${keys.length === 1 ? sql.raw(PREPARE_MARK) : sql``}`.execute(db);
+      for update of t${prepareIf(keys.length === 1)}`.execute(db);
     const first = rows[0];
     if (!first) {
       await createTenantUsage(db, tenant);

@@ -1,4 +1,4 @@
-import type { CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Executor } from './executor.ts';
 
 /**
@@ -12,6 +12,12 @@ export const PREPARED_TEXTS = new Set<string>();
  * list's page for each combination of filters and sort — so that it runs prepared too.
  */
 export const PREPARE_MARK = ' /* prepared */';
+
+/**
+ * PREPARE_MARK when `oneShape` (a statement whose text varies with its input, in the case that makes it one
+ * of a few: a single key, a single row), nothing otherwise; for the end of a `sql` template or `modifyEnd`.
+ */
+export const prepareIf = (oneShape: boolean): RawBuilder<unknown> => (oneShape ? sql.raw(PREPARE_MARK) : sql``);
 
 /** Bounds the marked shapes each connection keeps: past it, new shapes run unnamed. */
 const MAX_MARKED_SHAPES = 2_000;

@@ -1,6 +1,6 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { notifyAfterCommit } from '../db/executor.ts';
-import { PREPARE_MARK } from '../db/prepared.ts';
+import { prepareIf } from '../db/prepared.ts';
 import type { DB } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { currentEventCause, type EventCause } from './cause.ts';
@@ -36,9 +36,8 @@ export async function emitMany(trx: Transaction<DB>, events: readonly (DomainEve
   const rows = events.map(({ cause = current, ...event }) => ({
     ...event, event_id: newId(), payload: JSON.stringify(event.payload), occurred_at: now, next_attempt_at: now, cause: cause === null ? null : JSON.stringify(cause),
   }));
-  const insert = trx.insertInto('events').values(rows);
   // One event (what most writes emit) is one statement text: prepared, it is parsed and planned once per connection.
-  await (rows.length === 1 ? insert.modifyEnd(sql.raw(PREPARE_MARK)) : insert).execute();
+  await trx.insertInto('events').values(rows).modifyEnd(prepareIf(rows.length === 1)).execute();
   notifyAfterCommit(trx, EVENTS_CHANNEL);
   return rows.map((r) => r.event_id);
 }

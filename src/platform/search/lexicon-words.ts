@@ -1,6 +1,6 @@
 import { sql, type Compilable, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/executor.ts';
-import { PREPARE_MARK } from '../db/prepared.ts';
+import { prepareIf } from '../db/prepared.ts';
 
 /**
  * The tenant's dictionary for the typo fallback (table and its trade-offs: migration 0013): the words
@@ -30,7 +30,7 @@ function insertWordsOf(tenant: string, documents: RawBuilder<unknown>, onlyNew: 
  * per connection.
  */
 export async function upsertWithWords(db: Executor, tenant: string, upsert: Compilable<unknown>, prepare: boolean): Promise<void> {
-  await sql`with written as (${upsert}) ${insertWordsOf(tenant, sql`written d`, true)}${prepare ? sql.raw(PREPARE_MARK) : sql``}`.execute(db);
+  await sql`with written as (${upsert}) ${insertWordsOf(tenant, sql`written d`, true)}${prepareIf(prepare)}`.execute(db);
 }
 
 /** Rewrites a tenant's dictionary from its documents (drops words no document has any more, and duplicates). */
