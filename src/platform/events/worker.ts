@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.ts';
 import { JobRunner, type JobRunnerOptions } from '../jobs/runner.ts';
 import { compactListCounts } from '../db/list-counts.ts';
+import { analyzeChangedTables } from '../db/table-statistics.ts';
 import { DONE_RETENTION_MS, jobsRetention } from '../jobs/retention.ts';
 import { Scheduler } from '../jobs/scheduler.ts';
 import type { JobDefinition, RunSchedule, ScheduleDefinition } from '../jobs/types.ts';
@@ -25,7 +26,10 @@ export interface BackgroundService {
   stop(): Promise<void>;
 }
 
-/** The platform's own housekeeping: finished outbox events, expired idempotency records, finished jobs. */
+/**
+ * The platform's own housekeeping: finished outbox events, expired idempotency records, finished jobs, list
+ * totals, table statistics.
+ */
 function platformSchedules(database: Database): RunSchedule[] {
   return [
     {
@@ -45,6 +49,8 @@ function platformSchedules(database: Database): RunSchedule[] {
     jobsRetention(database.db),
     // Often enough that a list's maintained total stays a handful of rows to sum under heavy writes.
     { name: 'list-counts-compaction', cron: '*/10 * * * * *', run: () => compactListCounts(database.db) },
+    // Statistics where autovacuum is off: soon after a table fills, so plans made while it was empty are replaced.
+    { name: 'table-statistics', cron: '*/5 * * * * *', run: async () => void (await analyzeChangedTables(database.db)) },
   ];
 }
 
