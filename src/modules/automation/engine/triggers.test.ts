@@ -70,10 +70,13 @@ describe('inbound_webhook trigger', () => {
 });
 
 describe('with the real actions', () => {
-  it('"a high-priority ticket for client X: assign it to the on-call technician and e-mail the manager" runs once per ticket', async () => {
+  it('"a high-priority ticket for client X: assign it to the on-call team and e-mail the manager" runs once per ticket', async () => {
     const mailer = new FakeMailer();
     const worker = new ManualWorker(t, engineParts(t, {}, mailer));
     const onCall = await makeUser(t, ten.tenant, { role: 'Technician' });
+    const team = await ten.admin.post('/api/v1/teams', { team_name: 'On call', member_ids: [onCall.userId] });
+    expect(team.statusCode, team.body).toBe(201);
+    const onCallTeam = team.json().data.team_id as string;
     const client = await makeClient(ten.admin);
     const otherClient = await makeClient(ten.admin);
     const priorities = await prioritiesOf(ten.admin);
@@ -87,7 +90,7 @@ describe('with the real actions', () => {
         { field: 'data.client_id', operator: 'equals', value: client.client_id },
       ],
       actions: [
-        { type: 'update_ticket', config: { ticket_id: '{{data.ticket_id}}', assigned_to: onCall.userId } },
+        { type: 'update_ticket', config: { ticket_id: '{{data.ticket_id}}', assigned_team_id: onCallTeam, assigned_to: onCall.userId } },
         { type: 'add_ticket_comment', config: { ticket_id: '{{data.ticket_id}}', comment_text: 'Escalated automatically ({{data.priority_name}})', is_internal: true } },
         { type: 'send_email', config: { to: ['manager@example.test'], subject: 'High-priority ticket {{data.ticket_number}}', body: '{{data.title}} for {{data.client_name}}' } },
       ],
@@ -104,7 +107,7 @@ describe('with the real actions', () => {
     const executions = await executionsOf(t, ten.tenant, ruleId);
     expect(executions.map((e) => [e.status, e.actions_successful, e.error_message])).toEqual([['completed', 3, null]]);
     const ticket = (await ten.admin.get(`/api/v1/tickets/${hot.ticket_id}`)).json().data;
-    expect(ticket.assigned_to).toBe(onCall.userId);
+    expect([ticket.assigned_team_id, ticket.assigned_to]).toEqual([onCallTeam, onCall.userId]);
     const comments = (await ten.admin.get(`/api/v1/tickets/${hot.ticket_id}/comments`)).json().data;
     expect(comments.map((c: { comment_text: string; is_internal: boolean }) => [c.comment_text, c.is_internal])).toEqual([['Escalated automatically (High)', true]]);
     expect(mailer.sent).toHaveLength(1);
