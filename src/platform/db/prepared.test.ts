@@ -46,13 +46,28 @@ describe('marked shapes and plans', () => {
     expect(prepared).toBe(engine === 'pg' ? 1 : 0);
   });
 
-  it.runIf(engine === 'pg')('gives PostgreSQL connections generic plans, keeping the options the URL carries', async () => {
+  it.runIf(engine === 'pg')('a named statement settles on its generic plan; the others are planned with their values', async () => {
+    // A list page's shape: the limit in the text, no offset (list.ts). After PostgreSQL's five custom plans it
+    // keeps the generic one, so the statement is no longer planned per call.
+    const page = sql<{ slug: string }>`select slug from tenants where slug like ${'prep-%'} order by slug limit 25${sql.raw(PREPARE_MARK)}`;
+    const plans = await database.db.connection().execute(async (conn) => {
+      for (let i = 0; i < 7; i++) await page.execute(conn);
+      const { rows } = await sql<{ generic: number; custom: number; mode: string }>`
+        select generic_plans::int as generic, custom_plans::int as custom, current_setting('plan_cache_mode') as mode
+        from pg_prepared_statements where statement like '%limit 25 /* prepared */'`.execute(conn);
+      return rows[0];
+    });
+    // The pool leaves plan_cache_mode alone: unnamed statements are planned with their values, not forced generic.
+    expect(plans).toEqual({ generic: 2, custom: 5, mode: 'auto' });
+  });
+
+  it.runIf(engine === 'pg')('keeps the options the URL carries', async () => {
     const url = new URL(process.env.TEST_DATABASE_URL!);
     url.searchParams.set('options', '-c statement_timeout=12345');
     const other = await openPostgres(url.toString(), 1);
     try {
-      const { rows } = await sql<{ mode: string; timeout: string }>`select current_setting('plan_cache_mode') as mode, current_setting('statement_timeout') as timeout`.execute(other.db);
-      expect(rows[0]).toEqual({ mode: 'force_generic_plan', timeout: '12345ms' });
+      const { rows } = await sql<{ timeout: string }>`select current_setting('statement_timeout') as timeout`.execute(other.db);
+      expect(rows[0]).toEqual({ timeout: '12345ms' });
     } finally {
       await other.close();
     }

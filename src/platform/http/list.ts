@@ -98,14 +98,24 @@ export async function listPage<FDB, FTB extends keyof FDB, FO, DB, TB extends ke
   if (keyset.walk) return keysetPage(query, keyset.cursor, spec, map);
   const page = pageOf(query);
   const { from, rows: ordered, order } = prepared(query, spec);
-  // The limit is part of the statement's text (1–100, validated): with it as a parameter the generic plan
-  // guesses 1,000 rows and hash-joins the whole table under the page; the offset stays a parameter.
-  const picked = ordered.limit(sql.lit(page.limit)).offset(page.offset);
+  const picked = atOffset(ordered.limit(sql.lit(page.limit)), page.offset);
   // The late join keeps the page's alias, so every sort term still names the column it orders by; only the
   // types differ (without a late join, Out is Row).
   const rows = spec.lateJoin ? order(spec.lateJoin(picked) as unknown as SelectQueryBuilder<DB, TB, Row>) : picked;
   const list = (await withTotal(rows, totalOf(query, spec, from))) as WithTotal<Out>[];
   return paginated(await map(list), await totalIn(list, page, from), page);
+}
+
+/**
+ * The page's place in the statement's text so that PostgreSQL settles on one generic plan for the common
+ * case. A prepared statement is planned for its values five times, then runs its generic plan unless that
+ * looks costlier; a parameter as LIMIT or OFFSET makes it look so (the planner guesses a tenth of the
+ * table), and the ticket list's eleven-table join was then planned afresh for every request (~10 ms; it
+ * runs in under 1). The limit (1–100, validated) is a literal; the first page has no OFFSET at all, later
+ * ones take it as a parameter (one shape for all of them, planned per call).
+ */
+function atOffset<Q extends { offset(n: number): Q }>(q: Q, offset: number): Q {
+  return offset === 0 ? q : q.offset(offset);
 }
 
 /** The filtered total as a scalar subquery: the maintained count when the spec has one, else a count. */
@@ -152,7 +162,7 @@ async function keysetPage<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof D
   const id = refOf(spec.tieBreaker);
   // As in listPage: one prepared statement per shape, the limit literal so its generic plan reads limit + 1
   // rows — the same plan at the start and the end of a walk.
-  const picked = (after ? ordered.where(afterPosition(u, id, after)) : ordered.offset(page.offset)).limit(sql.lit(page.limit + 1));
+  const picked = (after ? ordered.where(afterPosition(u, id, after)) : atOffset(ordered, page.offset)).limit(sql.lit(page.limit + 1));
   const joined = spec.lateJoin ? order(spec.lateJoin(picked) as unknown as SelectQueryBuilder<DB, TB, Row>) : picked;
   const keyed = joined.select([keyText(u).as(KEY_U), sql<string>`${id}::text`.as(KEY_ID)]);
   const rows = (await withTotal(keyed, after ? undefined : totalOf(query, spec, from))) as WithTotal<Out & Record<typeof KEY_U | typeof KEY_ID, string>>[];
