@@ -240,23 +240,23 @@ export function ticketList(db: Executor, tenant: string, f: TicketListFilter) {
  * is no such board), that board's default status, and the tenant's default priority.
  */
 export interface TicketDefaults {
-  board_id: string | null;
+  board: { board_id: string; board_name: string; is_active: boolean } | null;
   status: { status_id: string; is_closed: boolean } | null;
   priority_id: string | null;
 }
 
 /** A create's board and defaults in one statement (a lookup each would be three or four round trips). */
 export async function findTicketDefaults(db: Executor, tenant: string, boardId: string | undefined): Promise<TicketDefaults> {
-  const { rows } = await sql<{ board_id: string | null; status_id: string | null; is_closed: boolean | null; priority_id: string | null }>`
-    select b.board_id, s.status_id, s.is_closed,
+  const { rows } = await sql<{ board_id: string | null; board_name: string | null; is_active: boolean | null; status_id: string | null; is_closed: boolean | null; priority_id: string | null }>`
+    select b.board_id, b.board_name, b.is_active, s.status_id, s.is_closed,
       (select p.priority_id from ticket_priorities p where p.tenant = ${tenant} and p.is_default limit 1) as priority_id
     from (select 1) as one
-    left join boards b on b.tenant = ${tenant} and (b.board_id = ${boardId ?? null}::uuid or (${boardId ?? null}::uuid is null and b.is_default))
+    left join boards b on b.tenant = ${tenant} and ${boardId === undefined ? sql`b.is_default` : sql`b.board_id = ${boardId}`}
     left join ticket_statuses s on s.tenant = b.tenant and s.board_id = b.board_id and s.is_default
     limit 1${sql.raw(PREPARE_MARK)}`.execute(db);
   const row = rows[0]!;
   return {
-    board_id: row.board_id,
+    board: row.board_id === null ? null : { board_id: row.board_id, board_name: row.board_name!, is_active: row.is_active! },
     status: row.status_id === null ? null : { status_id: row.status_id, is_closed: row.is_closed! },
     priority_id: row.priority_id,
   };

@@ -73,6 +73,11 @@ export function assertMayAssign(actor: Actor): void {
   if (isPortalActor(actor)) throw new AppError('FORBIDDEN', 'Client-portal keys cannot assign tickets to users or teams');
 }
 
+/** An inactive board takes no new tickets, nor tickets moved to it. */
+export function assertBoardTakesTickets(board: { board_name: string; is_active: boolean }): void {
+  if (!board.is_active) throw invalid('board_id', `board '${board.board_name}' is inactive and takes no tickets`);
+}
+
 /**
  * Checks the references of a ticket's next state that this write touches (all of them on create),
  * and how they fit together: the status belongs to the board, a category fits the board, a
@@ -86,7 +91,7 @@ export async function checkReferences(trx: Transaction<DB>, actor: Actor, next: 
   if (has('board_id')) {
     const board = await findBoard(trx, tenant, next.board_id);
     if (!board) throw invalid('board_id', `no board '${next.board_id}'`);
-    if (!board.is_active) throw invalid('board_id', `board '${board.board_name}' is inactive and takes no tickets`);
+    assertBoardTakesTickets(board);
   }
 
   let status: StatusRow | undefined;

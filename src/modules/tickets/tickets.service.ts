@@ -13,7 +13,7 @@ import { portalClientId } from '../clients/index.ts';
 import { emitTicketDeleted, emitTicketEvents, suppressOf } from './tickets.events.ts';
 import { toTicket } from './tickets.mapper.ts';
 import { deleteTicket, findContactRef, findTicketDefaults, findTicketView, findUserRef, insertTags, insertTicket, ticketList } from './tickets.repo.ts';
-import { assertMayAssign, checkReferences, normalizeTags, portalScopeOf, REF_FIELDS, requireVisibleTicket, type RefField, type TicketRefs } from './tickets.rules.ts';
+import { assertBoardTakesTickets, assertMayAssign, checkReferences, normalizeTags, portalScopeOf, REF_FIELDS, requireVisibleTicket, type RefField, type TicketRefs } from './tickets.rules.ts';
 import type {
   CreateTicketBody,
   ListTicketsQuery,
@@ -77,21 +77,24 @@ export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body
 
   const { tenant } = actor;
   const defaults = await findTicketDefaults(trx, tenant, body.board_id);
-  const boardId = defaults.board_id;
-  if (boardId === null) {
+  const board = defaults.board;
+  if (board === null) {
     throw body.board_id === undefined
       ? unprocessable('The tenant has no default board; create one with POST /api/v1/boards')
       : validation('body.board_id', `no board '${body.board_id}'`);
   }
+  const boardId = board.board_id;
   const defaultStatus = body.status_id === undefined ? (defaults.status ?? undefined) : undefined;
   const statusId = body.status_id ?? defaultStatus?.status_id;
   if (statusId === undefined) throw unprocessable(`Board '${boardId}' has no default status; send status_id`);
   const priorityId = body.priority_id ?? defaults.priority_id ?? undefined;
   if (priorityId === undefined) throw unprocessable('The tenant has no default priority; send priority_id or create one with POST /api/v1/priorities');
-  // Defaults need no second look: the default board is active (a CHECK), its default status is its own, the
-  // default priority exists. A board named in the body still has its (default) status checked against it.
+  // What the defaults statement read needs no second look: the board exists (named or the default, which is
+  // active by a CHECK), a defaulted status is that board's own, the default priority exists. A status sent in
+  // the body is still checked against the board.
   const defaulted = new Set<RefField>([
-    ...(body.board_id === undefined && body.status_id === undefined ? (['board_id', 'status_id'] as const) : []),
+    'board_id',
+    ...(body.status_id === undefined ? (['status_id'] as const) : []),
     ...(body.priority_id === undefined ? (['priority_id'] as const) : []),
   ]);
 
@@ -111,6 +114,7 @@ export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body
     assigned_to: body.assigned_to ?? null,
     assigned_team_id: body.assigned_team_id ?? null,
   };
+  assertBoardTakesTickets(board);
   const { status } = await checkReferences(trx, actor, refs, new Set(REF_FIELDS.filter((f) => !defaulted.has(f))));
   const closed = (status ?? defaultStatus)!.is_closed;
 
