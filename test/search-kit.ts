@@ -17,6 +17,7 @@ export interface SearchPageJson {
   results: SearchHit[];
   groups: Record<string, number>;
   totalCount: number;
+  countsExact: boolean;
   nextCursor?: string;
 }
 

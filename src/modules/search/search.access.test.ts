@@ -42,7 +42,7 @@ describe('search access', () => {
     expect(techPage.results.map((r) => r.type).sort()).toEqual(['client', 'ticket']);
     expect(techPage.groups.invoice).toBeUndefined();
     expect(techPage.totalCount).toBe(2);
-    expect(await search(tech.api, { query: w, types: 'invoice,invoice_item,invoice_annotation' })).toEqual({ results: [], groups: {}, totalCount: 0 });
+    expect(await search(tech.api, { query: w, types: 'invoice,invoice_item,invoice_annotation' })).toEqual({ results: [], groups: {}, totalCount: 0, countsExact: true });
     expect((await search(tech.api, { query: 'INV-000042' })).results).toEqual([]);
 
     const clientsOnly = await makeUser(t, tenant, { role: 'Admin', scopes: ['client:read'] });
@@ -52,7 +52,7 @@ describe('search access', () => {
     expect(scoped.groups).toEqual({ client: 1 });
     // No search permission exists: a key with no read permission at all still gets a (empty) 200.
     const none = await makeUser(t, tenant, { role: 'Admin', scopes: ['api_key:read'] });
-    expect(await search(none.api, { query: w })).toEqual({ results: [], groups: {}, totalCount: 0 });
+    expect(await search(none.api, { query: w })).toEqual({ results: [], groups: {}, totalCount: 0, countsExact: true });
   });
 
   it('applies per-row access (assignee-only rows, per-row permission) before paging and counting', async () => {

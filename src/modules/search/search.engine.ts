@@ -6,20 +6,23 @@ import { GT, HEADLINE_OPTIONS, LT } from './search.snippet.ts';
 import type { SearchType } from './search.types.ts';
 
 /**
- * The query engine: one statement returns a page and the per-type counts.
+ * The general query engine: every query the word engine (search.word-engine.ts) does not take — several
+ * words, websearch operators, identifiers. One statement returns a page and exact per-type counts.
  *
- * Score is an integer that depends only on the query and the row's stored content, never on the clock:
- * 1000 identifier exact · 900 identifier prefix · 800 title equals the query · 700 title has every word
- * · 600 title has every word as a prefix · 500 subtitle has every word · 400 body has every word ·
- * 300 subtitle by prefix · 200 anywhere by prefix. A typo-corrected query (used only when nothing
- * matches strictly, see lexicon.ts) scores a tenth of that, 20–80: below anything matched as typed.
- * Ties order by updated_at (newer first), then object_type and object_id, so the order is total and
- * the keyset never skips or repeats.
+ * Score is an integer that depends only on the query and the row's stored content, never on the clock
+ * (SCORES). A typo-corrected query (used only when nothing matches strictly, see lexicon.ts) scores a tenth
+ * of that, below anything matched as typed. Ties order by updated_at (newer first), then object_type and
+ * object_id, so the order is total and the keyset never skips or repeats.
  *
  * Every access rule is part of the WHERE clause, before the page limit and the counts: pages are never
  * short and counts never include a row the caller could not open.
  */
 export type SearchSort = 'relevance' | 'recent';
+
+/** Where the query matched, best first: the documented ranking (OpenAPI, README). */
+export const SCORES = { identifier: 1000, identifierPrefix: 900, title: 700, subtitle: 500, body: 300 } as const;
+/** The text tiers by number, as the word engine orders them (1 title, 2 subtitle or identifier, 3 body). */
+export const TIER_SCORES = [SCORES.title, SCORES.subtitle, SCORES.body] as const;
 
 export interface EngineRequest {
   access: RowAccess;
@@ -52,75 +55,76 @@ export interface EngineRow {
 
 export interface EngineResult {
   rows: EngineRow[];
+  /** Matches per type with at least one; a type past the cap is reported at the cap. */
   groups: Record<string, number>;
+  /** False when some type's count stopped at the cap (the count is then a lower bound). */
+  countsExact: boolean;
   asOf: Date;
 }
+
+const scale = (corrected: boolean) => sql`${sql.lit(corrected ? 10 : 1)}`;
 
 function matchAndScore(q: ParsedQuery, corrected: boolean): { match: RawBuilder<boolean>; score: RawBuilder<number> } {
   const ids = sql`${q.identifiers}::text[]`;
   const idPrefix = sql`${q.identifierPrefix}::text`;
+  // For plain words the prefix query matches a superset of the websearch one (same words, same
+  // stemming), so one index scan suffices; emails, URLs, hyphenated words and operators need both.
+  const matches = (vector: RawBuilder<unknown>) => (q.plainWords ? sql`${vector} @@ q.pq` : sql`(${vector} @@ q.wq or ${vector} @@ q.pq)`);
   return {
-    // For plain words the prefix query matches a superset of the websearch one (same words, same
-    // stemming), so one index scan suffices; emails, URLs, hyphenated words and operators need both.
-    match: q.plainWords
-      ? sql<boolean>`(d.search_vector @@ q.pq or d.identifier = any(${ids}) or d.identifier like ${idPrefix})`
-      : sql<boolean>`(d.search_vector @@ q.wq or d.search_vector @@ q.pq or d.identifier = any(${ids}) or d.identifier like ${idPrefix})`,
+    match: sql<boolean>`(${matches(sql`d.search_vector`)} or d.identifier = any(${ids}) or d.identifier like ${idPrefix})`,
     score: sql<number>`(case
-      when d.identifier = any(${ids}) then 1000
-      when d.identifier like ${idPrefix} then 900
-      when lower(d.title) = lower(${q.text}) then 800
-      when d.title_vector @@ q.wq then 700
-      when d.title_vector @@ q.pq then 600
-      when d.subtitle_vector @@ q.wq then 500
-      when d.search_vector @@ q.wq then 400
-      when d.subtitle_vector @@ q.pq then 300
-      else 200 end) / ${corrected ? 10 : 1}::int`,
+      when d.identifier = any(${ids}) then ${sql.lit(SCORES.identifier)}
+      when d.identifier like ${idPrefix} then ${sql.lit(SCORES.identifierPrefix)}
+      when ${matches(sql`d.title_vector`)} then ${sql.lit(SCORES.title)}
+      when ${matches(sql`(d.title_vector || d.subtitle_vector)`)} then ${sql.lit(SCORES.subtitle)}
+      else ${sql.lit(SCORES.body)} end) / ${scale(corrected)}`,
   };
 }
 
-function accessPredicate(a: RowAccess, types: readonly SearchType[]): RawBuilder<boolean> {
+/** The caller's access to a `search_documents` row aliased `d`, and the paging snapshot. */
+export function documentAccess(a: RowAccess, types: RawBuilder<unknown>, asOf: Date | undefined): RawBuilder<boolean> {
   const portal = a.clientId === null ? sql`` : sql`and d.client_id = ${a.clientId}::uuid and not d.is_internal`;
   return sql<boolean>`d.tenant = ${a.tenant}::uuid
-    and d.object_type = any(${[...types]}::text[])
+    and d.object_type = ${types}
     and (d.required_permission is null or d.required_permission = any(${a.permissions}::text[]))
     and (d.visible_to_user_ids is null or ${a.userId}::uuid = any(d.visible_to_user_ids))
-    ${portal}`;
+    ${portal}
+    ${asOf ? sql`and d.indexed_at <= ${asOf}` : sql``}`;
+}
+
+export const anyType = (types: readonly SearchType[]) => sql`any(${[...types]}::text[])`;
+
+/** Rows of the alias `m` after the cursor in recency order (updated_at desc, object_type, object_id). */
+export function laterThan(a: NonNullable<EngineRequest['after']>, m: string): RawBuilder<boolean> {
+  const u = sql`${a.updatedAt}::timestamptz`;
+  const col = (c: string) => sql.ref(`${m}.${c}`);
+  return sql<boolean>`(${col('updated_at')} < ${u} or (${col('updated_at')} = ${u} and (${col('object_type')}, ${col('object_id')}) > (${a.type}::text, ${a.id}::uuid)))`;
 }
 
 function keyset(r: EngineRequest): RawBuilder<boolean> {
   const a = r.after;
   if (!a) return sql<boolean>`true`;
-  const u = sql`${a.updatedAt}::timestamptz`;
-  const later = sql`(m.updated_at < ${u} or (m.updated_at = ${u} and (m.object_type, m.object_id) > (${a.type}::text, ${a.id}::uuid)))`;
   return r.sort === 'recent'
-    ? sql<boolean>`${later}`
-    : sql<boolean>`(m.score < ${a.score}::int or (m.score = ${a.score}::int and ${later}))`;
+    ? laterThan(a, 'm')
+    : sql<boolean>`(m.score < ${a.score}::int or (m.score = ${a.score}::int and ${laterThan(a, 'm')}))`;
 }
 
-const orderOf = (sort: SearchSort, alias: string) =>
+export const orderOf = (sort: SearchSort, alias: string) =>
   sort === 'recent'
     ? sql.raw(`${alias}.updated_at desc, ${alias}.object_type, ${alias}.object_id`)
     : sql.raw(`${alias}.score desc, ${alias}.updated_at desc, ${alias}.object_type, ${alias}.object_id`);
 
-/** One page (limit + 1 rows, so the caller knows whether more follow) and the counts per type. */
-export async function runSearch(db: Executor, r: EngineRequest): Promise<EngineResult> {
-  const { match, score } = matchAndScore(r.query, r.corrected);
-  const result = await sql<{ groups: Record<string, number>; as_of: Date | string } & Partial<EngineRow>>`
-    with q as (
-      select websearch_to_tsquery('english', ${r.query.text}) as wq, to_tsquery('english', ${r.query.prefix}::text) as pq
-    ),
-    hq as (select case when q.pq is null then q.wq else q.wq || q.pq end as hq from q),
-    m as materialized (
-      select d.object_type, d.object_id, d.updated_at, ${score} as score
-      from search_documents d cross join q
-      where ${accessPredicate(r.access, r.types)}
-        ${r.asOf ? sql`and d.indexed_at <= ${r.asOf}` : sql``}
-        and ${match}
-    ),
-    p as (select m.* from m where ${keyset(r)} order by ${orderOf(r.sort, 'm')} limit ${r.limit + 1}),
-    g as (select coalesce(json_object_agg(c.object_type, c.n), '{}'::json) as groups, statement_timestamp()::timestamptz(3) as as_of
-          from (select object_type, count(*)::int as n from m group by object_type) c)
-    select g.groups, g.as_of, d.object_type, d.object_id, d.parent_id, d.title, d.subtitle, d.url, d.updated_at, p.score,
+/** The two tsqueries of the query text, as the relation `q` (wq: websearch syntax; pq: every word as a prefix). */
+export const queryRelation = (query: ParsedQuery) =>
+  sql`select websearch_to_tsquery('english', ${query.text}) as wq, to_tsquery('english', ${query.prefix}::text) as pq`;
+
+/**
+ * The final select of both engines: the page `p` (object_type, object_id, score) joined to its documents, with
+ * headlines, after one row carrying `g` (groups, as_of and what else the engine counted) so an empty page still returns its counts.
+ */
+export function pageWithDocuments(tenant: string, sort: SearchSort): RawBuilder<EngineRow & { groups: Record<string, number>; as_of: Date | string }> {
+  return sql`
+    select g.*, d.object_type, d.object_id, d.parent_id, d.title, d.subtitle, d.url, d.updated_at, p.score,
       case
         when d.body is not null and ts_filter(d.search_vector, '{c}') @@ hq.hq
           then ts_headline('english', translate(left(d.body, 20000), '<>', ${LT + GT}), hq.hq, ${HEADLINE_OPTIONS})
@@ -128,12 +132,41 @@ export async function runSearch(db: Executor, r: EngineRequest): Promise<EngineR
           then ts_headline('english', translate(d.subtitle, '<>', ${LT + GT}), hq.hq, ${HEADLINE_OPTIONS})
         when d.title_vector @@ hq.hq then ts_headline('english', translate(d.title, '<>', ${LT + GT}), hq.hq, ${HEADLINE_OPTIONS})
       end as headline
-    from g cross join hq
+    from g cross join (select case when q.pq is null then q.wq else q.wq || q.pq end as hq from q) hq
     left join (p join search_documents d
-      on d.tenant = ${r.access.tenant}::uuid and d.object_type = p.object_type and d.object_id = p.object_id) on true
-    order by ${orderOf(r.sort, 'p')}
+      on d.tenant = ${tenant}::uuid and d.object_type = p.object_type and d.object_id = p.object_id) on true
+    order by ${orderOf(sort, 'p')}`;
+}
+
+/** The engine's rows: the first carries the counts, rows without a document are the empty page's. */
+export function engineResult(
+  rows: readonly (Partial<EngineRow> & { groups: Record<string, number>; as_of: Date | string })[],
+  asOf: Date | undefined,
+  countsExact: boolean,
+): EngineResult {
+  const first = rows[0]!;
+  return {
+    rows: rows.filter((row) => row.object_id != null) as EngineRow[],
+    groups: first.groups,
+    countsExact,
+    asOf: asOf ?? new Date(first.as_of),
+  };
+}
+
+/** One page (limit + 1 rows, so the caller knows whether more follow) and the exact counts per type. */
+export async function runSearch(db: Executor, r: EngineRequest): Promise<EngineResult> {
+  const { match, score } = matchAndScore(r.query, r.corrected);
+  const result = await sql<{ groups: Record<string, number>; as_of: Date | string } & Partial<EngineRow>>`
+    with q as (${queryRelation(r.query)}),
+    m as materialized (
+      select d.object_type, d.object_id, d.updated_at, ${score} as score
+      from search_documents d cross join q
+      where ${documentAccess(r.access, anyType(r.types), r.asOf)} and ${match}
+    ),
+    p as (select m.* from m where ${keyset(r)} order by ${orderOf(r.sort, 'm')} limit ${r.limit + 1}),
+    g as (select coalesce(json_object_agg(c.object_type, c.n), '{}'::json) as groups, statement_timestamp()::timestamptz(3) as as_of
+          from (select object_type, count(*)::int as n from m group by object_type) c)
+    ${pageWithDocuments(r.access.tenant, r.sort)}
   `.execute(db);
-  const first = result.rows[0]!;
-  const rows = result.rows.filter((row) => row.object_id != null) as EngineRow[];
-  return { rows, groups: first.groups, asOf: r.asOf ?? new Date(first.as_of) };
+  return engineResult(result.rows, r.asOf, true);
 }

@@ -68,7 +68,9 @@ describe('search paging', () => {
     // A fresh search sees the current state, newcomers included.
     const fresh = await search(admin, { query: w, limit: 100 });
     expect(fresh.results.filter((r) => r.title.includes('newcomer'))).not.toHaveLength(0);
-    expect(fresh.results[0]!.title).toBe(w);
+    // The promoted rows (titled the word) are in the title tier, newest first with the newcomers.
+    expect(fresh.results.filter((r) => r.title === w).every((r) => r.score === 700)).toBe(true);
+    expect(fresh.results[0]!.score).toBe(700);
   });
 
   it('refuses a cursor that was tampered with, forged or reused with another search', async () => {

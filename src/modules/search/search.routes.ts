@@ -7,7 +7,14 @@ export const searchRoutes = (service: SearchService): FastifyPluginAsyncTypebox 
     schema: {
       operationId: 'search',
       tags: ['Search'],
-      summary: 'Full-text search across every record type the caller may read (identifiers first, then title, subtitle and body matches; typo-tolerant fallback); keyset-paged with nextCursor',
+      summary: 'Full-text search across every record type the caller may read; keyset-paged with nextCursor',
+      description: [
+        'Words match as prefixes from 3 characters; when nothing matches as typed, misspelt words are corrected against the tenant\'s own words.',
+        'Ranking (score): identifier exact 1000, identifier prefix 900, every word in the title 700, every word in the title or subtitle 500,',
+        'anywhere else (body) 300; a typo-corrected query scores a tenth. Within a score, newest updatedAt first, then type and id.',
+        'groups and totalCount count only rows the caller may open, over all pages. They are exact up to 1,000 matches per type;',
+        'a type with more reports 1,000 and countsExact is false (totalCount is then a lower bound). Paging is not capped: the cursor reaches every match.',
+      ].join(' '),
       querystring: SearchQuery,
       response: { 200: SearchResponse },
     },

@@ -9,8 +9,9 @@ import { permittedTypes, rowAccessOf } from './search.access.ts';
 import type { CursorMac } from '../../platform/crypto/signed-token.ts';
 import { decodeCursor, encodeCursor, searchBinding, type CursorState } from './search.cursor.ts';
 import { runSearch, type EngineRequest, type EngineResult, type SearchSort } from './search.engine.ts';
+import { runWordSearch, stemsOf } from './search.word-engine.ts';
 import { CORRECTION_THRESHOLD, correctable, correctQuery } from './lexicon.ts';
-import { parseCorrected, parseQuery } from './search.parse.ts';
+import { parseCorrected, parseQuery, type ParsedQuery } from './search.parse.ts';
 import type { SearchPage, SearchQuery, SearchResult } from './search.schemas.ts';
 import { snippetHtml } from './search.snippet.ts';
 import { SEARCH_TYPES, type SearchType } from './search.types.ts';
@@ -27,14 +28,33 @@ function requestedTypes(types: string | undefined): SearchType[] | null {
 }
 
 /**
- * Runs the engine in its own transaction with settings local to it: enough work_mem that the bitmap
- * of a common word stays exact (a lossy bitmap re-checks every row of its pages: measured 1.5× slower at
- * 1M rows) and no JIT (its compile time exceeds what it saves on these queries).
+ * Per-type counts are exact up to this many matches; a type with more is reported at the cap with
+ * `countsExact: false`. 1,000 is what keeps a frequent word's counts within the 50 ms target at 1M rows
+ * (bench/README.md, "Issue 23"); at 2,000 common words and prefixes missed it.
  */
-function runEngine(db: Kysely<DB>, req: EngineRequest): Promise<EngineResult> {
+export const SEARCH_COUNT_CAP = 1000;
+
+/**
+ * The word engine's query: one plain word, no identifier. A dictionary correction and a word under 3
+ * characters match whole, anything else as a prefix (search.parse.ts).
+ */
+function singleWord(q: ParsedQuery): { token: string; whole: boolean } | null {
+  if (!q.plainWords || q.tokens.length !== 1 || q.identifiers.length > 0 || q.prefix === null) return null;
+  return { token: q.tokens[0]!, whole: !q.prefix.endsWith(':*') };
+}
+
+/**
+ * Runs an engine in its own transaction with settings local to it: enough work_mem that the bitmap
+ * of a common word stays exact (a lossy bitmap re-checks every row of its pages: measured 1.5× slower at
+ * 1M rows) and no JIT (its compile time exceeds what it saves on these queries). A single word whose
+ * english form is one lexeme goes to the word engine; everything else (and stop words) to the general one.
+ */
+function runEngine(db: Kysely<DB>, req: EngineRequest, cap: number): Promise<EngineResult> {
   return withTransaction(db, async (trx) => {
     await sql`select set_config('work_mem', '64MB', true), set_config('jit', 'off', true)`.execute(trx);
-    return runSearch(trx, req);
+    const word = singleWord(req.query);
+    const stems = word ? await stemsOf(trx, word.token) : [];
+    return stems.length === 1 ? runWordSearch(trx, req, { stem: stems[0]!, whole: word!.whole }, cap) : runSearch(trx, req);
   });
 }
 
@@ -55,8 +75,9 @@ function correction(db: Kysely<DB>, tenant: string, tokens: readonly string[]): 
  * therefore cannot shift other rows, cannot reappear, and are left to a fresh search; a row deleted in
  * between simply no longer appears.
  */
-export function createSearchService(deps: { db: Kysely<DB>; cursorMac: CursorMac }) {
+export function createSearchService(deps: { db: Kysely<DB>; cursorMac: CursorMac; countCap?: number }) {
   const { db, cursorMac } = deps;
+  const cap = deps.countCap ?? SEARCH_COUNT_CAP;
   return {
     async search(actor: Actor, q: SearchQuery): Promise<SearchPage> {
       const query = parseQuery(q.query);
@@ -67,7 +88,7 @@ export function createSearchService(deps: { db: Kysely<DB>; cursorMac: CursorMac
       const binding = searchBinding(actor.tenant, query.text, requested, sort);
       const state: CursorState | undefined = q.cursor === undefined ? undefined : decodeCursor(cursorMac, binding, q.cursor);
       const types = permittedTypes(actor, requested === null ? null : new Set(requested));
-      if (types.length === 0) return { results: [], groups: {}, totalCount: 0 };
+      if (types.length === 0) return { results: [], groups: {}, totalCount: 0, countsExact: true };
 
       const req: EngineRequest = {
         access: rowAccessOf(actor),
@@ -79,13 +100,13 @@ export function createSearchService(deps: { db: Kysely<DB>; cursorMac: CursorMac
         asOf: state?.asOf,
         after: state && { score: state.score, updatedAt: state.updatedAt, type: state.type, id: state.id },
       };
-      let result = await runEngine(db, req);
+      let result = await runEngine(db, req, cap);
       let corrected = state?.corrected ?? null;
       // Nothing matched as typed: correct misspelt words against the tenant's dictionary and search
       // again. Identifiers are exact by nature: "T-000002" resembling "T-000001" is no match.
       if (!state && Object.keys(result.groups).length === 0 && query.tokens.some(correctable) && query.identifiers.length === 0) {
         corrected = await correction(db, actor.tenant, query.tokens);
-        if (corrected !== null) result = await runEngine(db, { ...req, query: parseCorrected(corrected), corrected: true });
+        if (corrected !== null) result = await runEngine(db, { ...req, query: parseCorrected(corrected), corrected: true }, cap);
       }
 
       const rows = result.rows.slice(0, limit);
@@ -112,6 +133,7 @@ export function createSearchService(deps: { db: Kysely<DB>; cursorMac: CursorMac
         results,
         groups,
         totalCount: Object.values(groups).reduce((a, b) => a + b, 0),
+        countsExact: result.countsExact,
         ...(nextCursor ? { nextCursor } : {}),
       };
     },

@@ -36,7 +36,7 @@ describe('GET /search — finding and ranking', () => {
     expect(byNumber.nextCursor).toBeUndefined();
   });
 
-  it('ranks an identifier match first and an exact title above a body mention', async () => {
+  it('ranks an identifier match first, then title matches (newest first) above a body mention', async () => {
     const { admin } = await makeTenant(t);
     const client = await makeClient(admin);
     const bodyOnly = await makeTicket(admin, client.client_id, { title: 'Something else entirely', description: 'the quarterly firewall audit is due' });
@@ -44,7 +44,7 @@ describe('GET /search — finding and ranking', () => {
     const exact = await makeTicket(admin, client.client_id, { title: 'Firewall Audit' });
     const page = await search(admin, { query: 'firewall audit', types: 'ticket' });
     expect(idsOf(page.results)).toEqual([exact.ticket_id, inTitle.ticket_id, bodyOnly.ticket_id]);
-    expect(page.results.map((r) => r.score)).toEqual([800, 700, 400]);
+    expect(page.results.map((r) => r.score)).toEqual([700, 700, 300]);
     const num = await search(admin, { query: bodyOnly.ticket_number.toLowerCase() });
     expect(num.results[0]!.id).toBe(bodyOnly.ticket_id);
     // Prefix of a number: T-0000 matches all three, still ahead of anything textual.
@@ -59,7 +59,7 @@ describe('GET /search — finding and ranking', () => {
     const ticket = await makeTicket(admin, client.client_id, { title: 'Replace projector lamp in boardroom' });
     const prefix = await search(admin, { query: 'project', types: 'ticket' });
     expect(idsOf(prefix.results)).toEqual([ticket.ticket_id]);
-    expect(prefix.results[0]!.score).toBe(600);
+    expect(prefix.results[0]!.score).toBe(700);
     expect(prefix.results[0]!.snippet).toBe('Replace <mark>projector</mark> lamp in boardroom');
     // Nothing matches "boardrom" as typed: it is corrected to "boardroom" and scores a tenth of a typed match.
     const typo = await search(admin, { query: 'boardrom', types: 'ticket' });
@@ -87,7 +87,7 @@ describe('GET /search — finding and ranking', () => {
     const comment = (await admin.post(`/api/v1/tickets/${ticket.ticket_id}/comments`, { comment_text: 'rebooted the hypervisor twice' })).json().data;
     const page = await search(admin, { query: 'hypervsior' });
     expect(new Set(idsOf(page.results))).toEqual(new Set([ticket.ticket_id, comment.comment_id]));
-    expect(page.results.every((r) => r.score === 40)).toBe(true);
+    expect(page.results.every((r) => r.score === 30)).toBe(true);
     expect(page.groups).toMatchObject({ ticket: 1, ticket_comment: 1 });
     expect((await search(other.admin, { query: 'hypervsior' })).totalCount).toBe(0);
   });
@@ -141,7 +141,7 @@ describe('GET /search — finding and ranking', () => {
     expect(times).toEqual([...times].sort().reverse());
     expect(recent.results[0]!.id).toBe(ticket.ticket_id);
     // Types whose area is not built yet are accepted and return nothing.
-    expect(await search(admin, { query: word, types: 'invoice,kb_article' })).toEqual({ results: [], groups: { invoice: 0, kb_article: 0 }, totalCount: 0 });
+    expect(await search(admin, { query: word, types: 'invoice,kb_article' })).toEqual({ results: [], groups: { invoice: 0, kb_article: 0 }, totalCount: 0, countsExact: true });
   });
 
   it('indexes every type it owns: client notes, contacts, users, comments, boards, statuses, categories, tags', async () => {

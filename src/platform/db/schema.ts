@@ -576,6 +576,21 @@ export interface SearchDocumentsTable {
   subtitle_vector: ColumnType<string | null, never, never>;
 }
 
+/** The head postings (migration 0028): written only by the triggers on search_documents. */
+export interface SearchPostingsTable {
+  tenant: string;
+  term: string;
+  tier: number;
+  object_type: string;
+  object_id: string;
+  updated_at: Timestamp;
+  indexed_at: Timestamp;
+  client_id: string | null;
+  is_internal: boolean;
+  restricted: boolean;
+  required_permission: string | null;
+}
+
 export interface SearchLexiconTable {
   tenant: string;
   word: string;
@@ -636,6 +651,7 @@ export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectT
   inbound_external_ids: InboundExternalIdsTable;
   search_documents: SearchDocumentsTable;
   search_lexicon: SearchLexiconTable;
+  search_postings: SearchPostingsTable;
   list_counts: ListCountsTable;
   number_reservations: NumberReservationsTable;
 }

@@ -26,6 +26,7 @@ import * as keysetIndexes from './2026_11_25_0024_keyset_indexes.ts';
 import * as listCounts from './2026_11_25_0025_list_counts.ts';
 import * as numberReservations from './2026_11_25_0026_number_reservations.ts';
 import * as assetListIndex from './2026_11_25_0027_asset_list_index.ts';
+import * as searchPostings from './2026_11_28_0028_search_postings.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0025_list_counts': listCounts,
   '2026_11_25_0026_number_reservations': numberReservations,
   '2026_11_25_0027_asset_list_index': assetListIndex,
+  '2026_11_28_0028_search_postings': searchPostings,
 };

@@ -1,0 +1,214 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../../test/harness.ts';
+import { makeTenant } from '../../../test/factories.ts';
+import type { Actor } from '../../platform/auth/context.ts';
+import { allPermissions } from '../../platform/auth/permissions.ts';
+import { newId } from '../../platform/ids.ts';
+import type { SearchDocument } from '../../platform/search/types.ts';
+import { removeFromSearch, upsertSearchDocuments } from '../../platform/search/writer.ts';
+import { createSearchService, type SearchService } from './search.service.ts';
+import type { SearchPage, SearchQuery } from './search.schemas.ts';
+import type { SearchType } from './search.types.ts';
+
+/**
+ * Counts that stop at the cap, and the ranking the word engine reads from the head postings, checked against
+ * the general engine. The cap is injected small (5) so "above the cap" needs a handful of rows.
+ */
+let t: TestApp;
+const CAP = 5;
+let service: SearchService;
+const mac = { mac: (d: string) => `m${d.length}`, verifyMac: (d: string, m: string) => m === `m${d.length}` };
+beforeAll(async () => {
+  t = await buildTestApp();
+  service = createSearchService({ db: t.database.db, cursorMac: mac, countCap: CAP });
+});
+afterAll(async () => { await t.close(); });
+
+const word = () => `quokka${Math.random().toString(36).slice(2, 9)}`;
+
+const actorOf = (tenant: string, userId: string, permissions: readonly string[] = allPermissions()): Actor => ({
+  tenant, tenantSlug: 'scale', userId, apiKeyId: 'test', userType: 'internal', clientId: null, contactId: null, permissions: new Set(permissions), scopes: null,
+});
+
+type Doc = Omit<SearchDocument, 'id' | 'url' | 'updatedAt'> & { updatedAt?: Date };
+
+async function index(tenant: string, docs: Doc[]): Promise<string[]> {
+  const full = docs.map((d, i) => ({ ...d, id: newId(), url: `/${d.type}`, updatedAt: d.updatedAt ?? new Date(Date.UTC(2026, 0, 1, 0, 0, i)) }));
+  await upsertSearchDocuments(t.database.db, tenant, full);
+  return full.map((d) => d.id);
+}
+
+async function all(actor: Actor, q: SearchQuery): Promise<{ ids: string[]; pages: SearchPage[] }> {
+  const pages: SearchPage[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await service.search(actor, { ...q, ...(cursor ? { cursor } : {}) });
+    pages.push(page);
+    cursor = page.nextCursor;
+  } while (cursor && pages.length < 500);
+  return { ids: pages.flatMap((p) => p.results.map((r) => r.id)), pages };
+}
+
+describe('search at scale: capped counts', () => {
+  it('counts exactly up to the cap and reports the cap, flagged, above it', async () => {
+    const { tenant, adminUserId } = await makeTenant(t);
+    const admin = actorOf(tenant, adminUserId);
+    const w = word();
+    await index(tenant, [
+      ...Array.from({ length: 4 }, (_, i): Doc => ({ type: 'ticket', title: `${w} ticket ${i}` })),
+      // Body-only matches: counted from the type's full-text index, not the head postings.
+      ...Array.from({ length: 7 }, (_, i): Doc => ({ type: 'asset', title: `Asset ${i}`, body: `notes about ${w}` })),
+      // Title matches: the head count alone passes the cap.
+      ...Array.from({ length: 6 }, (_, i): Doc => ({ type: 'kb_article', title: `${w} article ${i}` })),
+      // Exactly the cap.
+      ...Array.from({ length: CAP }, (_, i): Doc => ({ type: 'contact', title: `Contact ${i}`, subtitle: `${w} desk` })),
+    ]);
+    const page = await service.search(admin, { query: w, limit: 100 });
+    expect(page.groups).toMatchObject({ ticket: 4, asset: CAP, kb_article: CAP, contact: CAP });
+    expect(page.countsExact).toBe(false);
+    expect(page.totalCount).toBe(4 + CAP + CAP + CAP);
+    // The page itself is never capped: every match is there.
+    expect(page.results).toHaveLength(4 + 7 + 6 + CAP);
+
+    for (const [types, n] of [['ticket', 4], ['contact', CAP]] as const) {
+      const exact = await service.search(admin, { query: w, types });
+      expect(exact.groups).toEqual({ [types]: n });
+      expect(exact.countsExact).toBe(true);
+    }
+    for (const types of ['asset', 'kb_article']) {
+      const capped = await service.search(admin, { query: w, types });
+      expect(capped.groups).toEqual({ [types]: CAP });
+      expect(capped.countsExact).toBe(false);
+      expect(capped.totalCount).toBe(CAP);
+    }
+    // The general engine (two words) counts exactly at any size.
+    const general = await service.search(admin, { query: `${w} notes`, types: 'asset' });
+    expect(general.groups).toEqual({ asset: 7 });
+    expect(general.countsExact).toBe(true);
+  });
+
+  it('never counts a row the caller cannot open, even near the cap', async () => {
+    const { tenant, adminUserId } = await makeTenant(t);
+    const admin = actorOf(tenant, adminUserId);
+    const other = newId();
+    const w = word();
+    const visible = (type: SearchType, where: 'title' | 'body', n: number): Doc[] =>
+      Array.from({ length: n }, (_, i) => (where === 'title' ? { type, title: `${w} ${i}` } : { type, title: `Row ${i}`, body: `about ${w}` }));
+    const hidden = (rows: Doc[]): Doc[] => rows.flatMap((d, i) => [
+      { ...d, visibleToUserIds: [other] },
+      { ...d, requiredPermission: 'nobody:holds', title: `${d.title} ${i}` },
+    ]);
+    await index(tenant, [
+      ...visible('ticket', 'title', CAP), ...hidden(visible('ticket', 'title', 3)),
+      ...visible('asset', 'body', CAP), ...hidden(visible('asset', 'body', 3)),
+    ]);
+    for (const types of ['ticket', 'asset']) {
+      const page = await service.search(admin, { query: w, types, limit: 100 });
+      expect(page.groups).toEqual({ [types]: CAP });
+      expect(page.countsExact).toBe(true);
+      expect(page.results).toHaveLength(CAP);
+      // The user the hidden rows are for sees three more: past the cap.
+      const theirs = await service.search(actorOf(tenant, other), { query: w, types, limit: 100 });
+      expect(theirs.groups).toEqual({ [types]: CAP });
+      expect(theirs.countsExact).toBe(false);
+      expect(theirs.results).toHaveLength(CAP + 3);
+    }
+    // A portal caller counts only its client's rows, internal ones excluded.
+    const client = newId();
+    await index(tenant, [
+      ...Array.from({ length: 2 }, (_, i): Doc => ({ type: 'ticket_comment', title: `${w} comment ${i}`, clientId: client })),
+      ...Array.from({ length: 4 }, (_, i): Doc => ({ type: 'ticket_comment', title: `${w} internal ${i}`, clientId: client, isInternal: true })),
+      ...Array.from({ length: 4 }, (_, i): Doc => ({ type: 'ticket_comment', title: `${w} elsewhere ${i}`, clientId: newId() })),
+    ]);
+    const portal = { ...actorOf(tenant, newId()), userType: 'client' as const, clientId: client };
+    const portalPage = await service.search(portal, { query: w, types: 'ticket_comment' });
+    expect(portalPage.groups).toEqual({ ticket_comment: 2 });
+    expect(portalPage.countsExact).toBe(true);
+  });
+});
+
+describe('search at scale: ranking and paging', () => {
+  it('ranks title over subtitle over body, newest first within each, the same in both engines', async () => {
+    const { tenant, adminUserId } = await makeTenant(t);
+    const admin = actorOf(tenant, adminUserId);
+    const w = word();
+    const v = word();
+    const at = (minute: number) => new Date(Date.UTC(2026, 5, 1, 12, minute));
+    const [titleOld, titleNew, subOld, subNew, bodyOld, bodyNew, prefixTitle] = await index(tenant, [
+      { type: 'ticket', title: `${w} ${v} old`, updatedAt: at(1) },
+      { type: 'asset', title: `${w} ${v} new`, updatedAt: at(5) },
+      { type: 'contact', title: 'Someone', subtitle: `${w} ${v} old`, updatedAt: at(2) },
+      { type: 'ticket', title: 'Something', subtitle: `${w} ${v} new`, updatedAt: at(6) },
+      // The newest rows mention the words only in their bodies: they still rank last.
+      { type: 'kb_article', title: 'Article', body: `a ${w} ${v} here`, updatedAt: at(8) },
+      { type: 'ticket', title: 'Other', body: `and ${w} ${v} there`, updatedAt: at(9) },
+      // A longer word starting with the query is a title match too.
+      { type: 'client', title: `${w}ville ${v} Ltd`, updatedAt: at(3) },
+    ]);
+    const expected = [titleNew, prefixTitle, titleOld, subNew, subOld, bodyNew, bodyOld];
+    const single = await service.search(admin, { query: w });
+    expect(single.results.map((r) => r.id)).toEqual(expected);
+    expect(single.results.map((r) => r.score)).toEqual([700, 700, 700, 500, 500, 300, 300]);
+    // Two words take the general engine: same tiers, same order.
+    const general = await service.search(admin, { query: `${w} ${v}` });
+    expect(general.results.map((r) => r.id)).toEqual(expected);
+    expect(general.results.map((r) => r.score)).toEqual([700, 700, 700, 500, 500, 300, 300]);
+    // Recency alone on request.
+    const recent = await service.search(admin, { query: w, sort: 'recent' });
+    expect(recent.results.map((r) => r.id)).toEqual([bodyNew, bodyOld, subNew, titleNew, prefixTitle, subOld, titleOld]);
+    expect(recent.results.map((r) => r.score)).toEqual([300, 300, 500, 700, 700, 500, 700]);
+  });
+
+  it('pages a large match set across many pages without repeating or skipping, ties included', async () => {
+    const { tenant, adminUserId } = await makeTenant(t);
+    const admin = actorOf(tenant, adminUserId);
+    const w = word();
+    const tied = new Date(Date.UTC(2026, 2, 3, 4, 5, 6));
+    const types: SearchType[] = ['ticket', 'asset', 'contact', 'kb_article'];
+    const docs: Doc[] = Array.from({ length: 240 }, (_, i) => {
+      const type = types[i % types.length]!;
+      // Every third row shares one timestamp, so type and id decide among them.
+      const updatedAt = i % 3 === 0 ? tied : new Date(Date.UTC(2026, 1, 1) + i * 60_000);
+      const where = i % 5;
+      return where < 2 ? { type, title: `${w} row ${i}`, updatedAt }
+        : where === 2 ? { type, title: `Row ${i}`, subtitle: `${w}`, updatedAt }
+          : { type, title: `Row ${i}`, body: `mentions ${w}`, updatedAt };
+    });
+    const ids = await index(tenant, docs);
+    const tier = (d: Doc) => (d.title.includes(w) ? 1 : d.subtitle ? 2 : 3);
+    const expected = docs.map((d, i) => ({ d, id: ids[i]! }))
+      .sort((a, b) => tier(a.d) - tier(b.d) || b.d.updatedAt!.getTime() - a.d.updatedAt!.getTime()
+        || (a.d.type < b.d.type ? -1 : a.d.type > b.d.type ? 1 : 0) || (a.id < b.id ? -1 : 1))
+      .map((x) => x.id);
+    for (const limit of [7, 30]) {
+      const walk = await all(admin, { query: w, limit });
+      expect(walk.ids).toEqual(expected);
+      expect(walk.pages).toHaveLength(Math.ceil(240 / limit));
+      expect(walk.pages.every((p) => p.totalCount === 4 * CAP && !p.countsExact)).toBe(true);
+    }
+    const recent = await all(admin, { query: w, limit: 11, sort: 'recent' });
+    expect(new Set(recent.ids).size).toBe(240);
+    expect(recent.ids).toHaveLength(240);
+  });
+
+  it('keeps the head postings in step with every write of a document', async () => {
+    const { tenant, adminUserId } = await makeTenant(t);
+    const admin = actorOf(tenant, adminUserId);
+    const w = word();
+    const [id] = await index(tenant, [{ type: 'ticket', title: `${w} printer`, subtitle: `${w} lab` }]);
+    const postings = async () => (await sql<{ term: string; tier: number }>`
+      select term, tier from search_postings where tenant = ${tenant}::uuid and object_id = ${id}::uuid order by term`.execute(t.database.db)).rows;
+    expect(await postings()).toEqual([{ term: 'lab', tier: 2 }, { term: 'printer', tier: 1 }, { term: w, tier: 1 }]);
+    expect((await service.search(admin, { query: w })).results.map((r) => r.score)).toEqual([700]);
+
+    await upsertSearchDocuments(t.database.db, tenant, [{ type: 'ticket', id: id!, title: 'Scanner', body: `was ${w}`, url: '/ticket', updatedAt: new Date() }]);
+    expect(await postings()).toEqual([{ term: 'scanner', tier: 1 }]);
+    expect((await service.search(admin, { query: w })).results.map((r) => [r.id, r.score])).toEqual([[id, 300]]);
+    expect((await service.search(admin, { query: 'printer' })).totalCount).toBe(0);
+
+    await removeFromSearch(t.database.db, tenant, 'ticket', [id!]);
+    expect(await postings()).toEqual([]);
+    expect((await service.search(admin, { query: w })).totalCount).toBe(0);
+  });
+});
