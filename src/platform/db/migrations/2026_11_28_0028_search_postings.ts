@@ -58,6 +58,16 @@ const triggerFunction = [
   'return null; end $$',
 ].join(' ').replace(/\s*\n\s*/g, ' ');
 
+/**
+ * Whether a document with a per-user audience is visible to a user: the search engine's check for a restricted
+ * posting (search.word-engine.ts). PL/pgSQL, so it is called per row and never inlined into a join.
+ */
+const visibleToFunction = [
+  'create function search_document_visible_to(p_tenant uuid, p_type text, p_id uuid, p_user uuid) returns boolean',
+  'language plpgsql stable as $$ begin return exists (select 1 from search_documents d where d.tenant = p_tenant',
+  'and d.object_type = p_type and d.object_id = p_id and p_user = any(d.visible_to_user_ids)); end $$',
+].join(' ');
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
     alter table search_documents rename to search_documents_unpartitioned;
@@ -118,6 +128,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ${INSERT_POSTINGS} ${postingsOf('search_documents')};
 
     ${triggerFunction};
+    ${visibleToFunction};
     create trigger search_postings_insert after insert on search_documents referencing new table as new_rows
       for each statement execute function search_postings_sync();
     create trigger search_postings_update after update on search_documents referencing old table as old_rows new table as new_rows
@@ -131,6 +142,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
     drop table search_postings;
     drop function search_postings_sync();
+    drop function search_document_visible_to(uuid, text, uuid, uuid);
     alter table search_documents rename to search_documents_partitioned;
     alter table search_documents_partitioned rename constraint search_documents_pkey to search_documents_partitioned_pkey;
     create table search_documents (like search_documents_partitioned including defaults including generated, primary key (tenant, object_type, object_id));
