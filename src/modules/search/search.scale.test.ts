@@ -10,6 +10,7 @@ import { removeFromSearch, upsertSearchDocuments } from '../../platform/search/w
 import { createSearchService, type SearchService } from './search.service.ts';
 import type { SearchPage, SearchQuery } from './search.schemas.ts';
 import type { SearchType } from './search.types.ts';
+import { prefixEnd } from './search.word-engine.ts';
 
 /**
  * Counts that stop at the cap, and the ranking the word engine reads from the head postings, checked against
@@ -50,6 +51,19 @@ async function all(actor: Actor, q: SearchQuery): Promise<{ ids: string[]; pages
   } while (cursor && pages.length < 500);
   return { ids: pages.flatMap((p) => p.results.map((r) => r.id)), pages };
 }
+
+describe('search at scale: prefix ranges', () => {
+  it('bounds a prefix by the least string after every string that starts with it', () => {
+    expect(prefixEnd('abc')).toBe('abd');
+    expect(prefixEnd('printer')).toBe('printes');
+    expect(prefixEnd('a\u{10FFFF}')).toBe('b');
+    expect(prefixEnd('\u{D7FF}')).toBe('\u{E000}');
+    expect(prefixEnd('\u{10FFFF}\u{10FFFF}')).toBeNull();
+    for (const [s, inside] of [['abc', 'abczzz'], ['ü', 'über'], ['x', 'x\u{10FFFF}y']] as const) {
+      expect(Buffer.compare(Buffer.from(inside), Buffer.from(prefixEnd(s)!))).toBe(-1);
+    }
+  });
+});
 
 describe('search at scale: capped counts', () => {
   it('counts exactly up to the cap and reports the cap, flagged, above it', async () => {
