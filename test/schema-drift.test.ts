@@ -84,6 +84,9 @@ async function readActualSchema(db: Kysely<DB>): Promise<Schema<ActualColumn>> {
       ) as is_enum
     from information_schema.columns c
     where c.table_schema = current_schema() and c.table_name not in (${sql.join(MIGRATION_TABLES)})
+      -- A partition is part of its parent table, which DB declares (search_documents: one per record type).
+      and not exists (select 1 from pg_class r join pg_namespace rn on rn.oid = r.relnamespace
+        where rn.nspname = c.table_schema and r.relname = c.table_name and r.relispartition)
     order by c.table_name, c.ordinal_position
   `.execute(db);
   const schema: Schema<ActualColumn> = new Map();
