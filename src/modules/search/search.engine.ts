@@ -62,7 +62,8 @@ export interface EngineResult {
   asOf: Date;
 }
 
-const scale = (corrected: boolean) => sql`${sql.lit(corrected ? 10 : 1)}`;
+/** The divisor of a typo-corrected query's scores. */
+export const scale = (corrected: boolean) => sql`${sql.lit(corrected ? 10 : 1)}`;
 
 function matchAndScore(q: ParsedQuery, corrected: boolean): { match: RawBuilder<boolean>; score: RawBuilder<number> } {
   const ids = sql`${q.identifiers}::text[]`;
@@ -109,7 +110,7 @@ function keyset(r: EngineRequest): RawBuilder<boolean> {
     : sql<boolean>`(m.score < ${a.score}::int or (m.score = ${a.score}::int and ${laterThan(a, 'm')}))`;
 }
 
-export const orderOf = (sort: SearchSort, alias: string) =>
+const orderOf = (sort: SearchSort, alias: string) =>
   sort === 'recent'
     ? sql.raw(`${alias}.updated_at desc, ${alias}.object_type, ${alias}.object_id`)
     : sql.raw(`${alias}.score desc, ${alias}.updated_at desc, ${alias}.object_type, ${alias}.object_id`);

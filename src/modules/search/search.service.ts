@@ -9,7 +9,7 @@ import { permittedTypes, rowAccessOf } from './search.access.ts';
 import type { CursorMac } from '../../platform/crypto/signed-token.ts';
 import { decodeCursor, encodeCursor, searchBinding, type CursorState } from './search.cursor.ts';
 import { runSearch, type EngineRequest, type EngineResult, type SearchSort } from './search.engine.ts';
-import { runWordSearch, stemsOf } from './search.word-engine.ts';
+import { runWordSearch } from './search.word-engine.ts';
 import { CORRECTION_THRESHOLD, correctable, correctQuery } from './lexicon.ts';
 import { parseCorrected, parseQuery, type ParsedQuery } from './search.parse.ts';
 import type { SearchPage, SearchQuery, SearchResult } from './search.schemas.ts';
@@ -51,9 +51,12 @@ function singleWord(q: ParsedQuery): { token: string; whole: boolean } | null {
  */
 function runEngine(db: Kysely<DB>, req: EngineRequest, cap: number): Promise<EngineResult> {
   return withTransaction(db, async (trx) => {
-    await sql`select set_config('work_mem', '64MB', true), set_config('jit', 'off', true)`.execute(trx);
     const word = singleWord(req.query);
-    const stems = word ? await stemsOf(trx, word.token) : [];
+    // The word's lexemes (none for a stop word) come with the settings, in the same round trip.
+    const lexemes = word ? sql`(select coalesce(array_agg(lexeme), '{}') from unnest(to_tsvector('english', ${word.token})))` : sql`'{}'::text[]`;
+    const { rows } = await sql<{ stems: string[] }>`
+      select set_config('work_mem', '64MB', true), set_config('jit', 'off', true), ${lexemes} as stems`.execute(trx);
+    const stems = rows[0]!.stems;
     return stems.length === 1 ? runWordSearch(trx, req, { stem: stems[0]!, whole: word!.whole }, cap) : runSearch(trx, req);
   });
 }

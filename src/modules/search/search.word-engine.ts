@@ -1,9 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
+import { likePrefixPattern } from '../../platform/db/like.ts';
 import { prepareIf } from '../../platform/db/prepared.ts';
 import type { RowAccess } from './search.access.ts';
 import {
-  anyType, documentAccess, laterThan, pageWithDocuments, queryRelation, TIER_SCORES,
+  anyType, documentAccess, laterThan, pageWithDocuments, queryRelation, scale, TIER_SCORES,
   type EngineRequest, type EngineResult, type EngineRow,
 } from './search.engine.ts';
 import type { SearchType } from './search.types.ts';
@@ -31,14 +32,6 @@ export interface WordQuery {
   whole: boolean;
 }
 
-/** The lexemes the english configuration makes of one typed word: none for a stop word. */
-export async function stemsOf(db: Executor, word: string): Promise<string[]> {
-  const r = await sql<{ stems: string[] }>`select coalesce(array_agg(lexeme), '{}') as stems from unnest(to_tsvector('english', ${word}))`.execute(db);
-  return r.rows[0]!.stems;
-}
-
-const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /**
  * The least string after every string that starts with `s`, in code point order (the "C" collation's order of
  * UTF-8): `s` with its last character that can be, moved to the next code point. Null for a string of U+10FFFF.
@@ -61,7 +54,7 @@ function termCondition(word: WordQuery): { term: RawBuilder<boolean>; prepared: 
   if (word.whole) return { term: sql<boolean>`p.term = ${word.stem}`, prepared: true };
   const end = prefixEnd(word.stem);
   return end === null
-    ? { term: sql<boolean>`p.term like ${likePrefix(word.stem)}`, prepared: false }
+    ? { term: sql<boolean>`p.term like ${likePrefixPattern(word.stem)}`, prepared: false }
     : { term: sql<boolean>`p.term >= ${word.stem} and p.term < ${end}`, prepared: true };
 }
 
@@ -99,7 +92,7 @@ function bodyAfter(r: EngineRequest): RawBuilder<boolean> {
 }
 
 const tierScore = (tier: RawBuilder<unknown>, corrected: boolean) =>
-  sql`(case ${tier} when 1 then ${sql.lit(TIER_SCORES[0])} when 2 then ${sql.lit(TIER_SCORES[1])} else ${sql.lit(TIER_SCORES[2])} end) / ${sql.lit(corrected ? 10 : 1)}`;
+  sql`(case ${tier} when 1 then ${sql.lit(TIER_SCORES[0])} when 2 then ${sql.lit(TIER_SCORES[1])} else ${sql.lit(TIER_SCORES[2])} end) / ${scale(corrected)}`;
 
 interface PageKey { object_type: string; object_id: string; updated_at: Date | string; score: number }
 
@@ -153,7 +146,7 @@ async function recentMatches(db: Executor, r: EngineRequest, counts: Record<stri
   const where = (types: readonly string[]) => sql`${documentAccess(access, anyType(types as SearchType[]), asOf)} and d.search_vector @@ q.pq
     ${bodyOnly ? sql`and not d.title_vector @@ q.pq and not d.subtitle_vector @@ q.pq` : sql``} and ${after}`;
   const score = bodyOnly
-    ? sql`${sql.lit(TIER_SCORES[2])} / ${sql.lit(corrected ? 10 : 1)}`
+    ? tierScore(sql`3`, corrected)
     : tierScore(sql`case when d.title_vector @@ q.pq then 1 when d.subtitle_vector @@ q.pq then 2 else 3 end`, corrected);
   const parts = [
     ...(dense.length ? [sql`(select d.object_type, d.object_id, d.updated_at, ${score} as score from search_documents d cross join q
