@@ -207,6 +207,52 @@ describe('search at scale: ranking and paging', () => {
     expect(recent.ids).toHaveLength(240);
   });
 
+  it('reads a prefix covering several words like one: a document holding several counts once, at its best tier', async () => {
+    const { tenant, adminUserId } = await makeTenant(t);
+    const admin = actorOf(tenant, adminUserId);
+    // 3 words are read in ranking order on the first page; 7 are more than the ranked read takes and are read grouped.
+    for (const words of [3, 7]) {
+      const w = word();
+      const terms = Array.from({ length: words }, (_, i) => (i === 0 ? w : `${w}x${i}`));
+      const at = (i: number) => new Date(Date.UTC(2026, 3, 1) + (i % 4 === 0 ? 0 : i) * 60_000);
+      let n = 0;
+      const doc = (d: Omit<Doc, 'updatedAt'>): Doc => ({ ...d, updatedAt: at(n++) });
+      const docs: Doc[] = [
+        // Every word in the title: one match each, not one per word.
+        ...Array.from({ length: 3 }, (_, i) => doc({ type: 'ticket', title: `${terms.join(' ')} ${i}` })),
+        // One word in the title and another in the subtitle: a title match.
+        ...Array.from({ length: 2 }, (_, i) => doc({ type: 'asset', title: `${terms[1]} ${i}`, subtitle: terms[0]! })),
+        ...Array.from({ length: 2 }, (_, i) => doc({ type: 'asset', title: `Asset ${i}`, subtitle: terms[2]! })),
+        // No word past the cap alone, but together they are.
+        ...Array.from({ length: 4 }, (_, i) => doc({ type: 'contact', title: `Contact ${i}`, subtitle: terms[0]! })),
+        ...Array.from({ length: 4 }, (_, i) => doc({ type: 'contact', title: `Person ${i}`, subtitle: terms[1]! })),
+        // One word past the cap alone.
+        ...Array.from({ length: CAP + 1 }, (_, i) => doc({ type: 'kb_article', title: `${terms[0]} guide ${i}` })),
+        // Body only.
+        ...Array.from({ length: 2 }, (_, i) => doc({ type: 'client', title: `Client ${i}`, body: `uses ${terms.at(-1)}` })),
+      ];
+      const ids = await index(tenant, docs);
+      const tier = (d: Doc) => (terms.some((x) => d.title.includes(x)) ? 1 : d.subtitle ? 2 : 3);
+      const expected = docs.map((d, i) => ({ d, id: ids[i]! }))
+        .sort((a, b) => tier(a.d) - tier(b.d) || b.d.updatedAt!.getTime() - a.d.updatedAt!.getTime()
+          || (a.d.type < b.d.type ? -1 : a.d.type > b.d.type ? 1 : 0) || (a.id < b.id ? -1 : 1))
+        .map((x) => x.id);
+      const groups = { ticket: 3, asset: 4, contact: CAP, kb_article: CAP, client: 2 };
+      for (const limit of [4, 50]) {
+        const walk = await all(admin, { query: w, limit });
+        expect(walk.ids).toEqual(expected);
+        for (const page of walk.pages) {
+          expect(page.groups).toMatchObject(groups);
+          expect(page.countsExact).toBe(false);
+        }
+      }
+      const exact = await service.search(admin, { query: w, types: 'ticket,asset,client', limit: 50 });
+      expect(exact.groups).toEqual({ ticket: 3, asset: 4, client: 2 });
+      expect(exact.countsExact).toBe(true);
+      expect(exact.results.map((r) => r.score)).toEqual([...Array(5).fill(700), 500, 500, 300, 300]);
+    }
+  });
+
   it('keeps the head postings in step with every write of a document', async () => {
     const { tenant, adminUserId } = await makeTenant(t);
     const admin = actorOf(tenant, adminUserId);

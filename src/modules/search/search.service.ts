@@ -46,11 +46,13 @@ function singleWord(q: ParsedQuery): { token: string; whole: boolean } | null {
 /**
  * Runs an engine in its own transaction with settings local to it: enough work_mem that the bitmap
  * of a common word stays exact (a lossy bitmap re-checks every row of its pages: measured 1.5× slower at
- * 1M rows) and no JIT (its compile time exceeds what it saves on these queries). A single word whose
- * english form is one lexeme goes to the word engine; everything else (and stop words) to the general one.
+ * 1M rows) and no JIT (its compile time exceeds what it saves on these queries). Repeatable read, so the
+ * word engine's statements (which words a prefix covers, then their matches) see one snapshot. A single
+ * word whose english form is one lexeme goes to the word engine; everything else (and stop words) to the
+ * general one.
  */
 function runEngine(db: Kysely<DB>, req: EngineRequest, cap: number): Promise<EngineResult> {
-  return withTransaction(db, async (trx) => {
+  return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
     const word = singleWord(req.query);
     // The word's lexemes (none for a stop word) come with the settings, in the same round trip.
     const lexemes = word ? sql`(select coalesce(array_agg(lexeme), '{}') from unnest(to_tsvector('english', ${word.token})))` : sql`'{}'::text[]`;

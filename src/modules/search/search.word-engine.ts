@@ -12,11 +12,12 @@ import type { SearchType } from './search.types.ts';
 /**
  * The engine for a query of one plain word (matched as a prefix from 3 characters on, whole below): the
  * queries whose matches run into the tens of thousands. It reads what the general engine reads from every
- * match from two smaller structures (migration 0028):
+ * match from two smaller structures (migrations 0028 and 0029):
  *
- * - the head postings (`search_postings`): one index-only range scan over the words the query covers gives
- *   every title and subtitle match with its tier, recency and access columns: the first page in ranking order
- *   and each type's head count, without visiting a document;
+ * - the head postings (`search_postings`): every title and subtitle match with its tier, recency and access
+ *   columns, keyed in ranking order within each word and type. For a word (or a prefix covering a few), each
+ *   type's range gives its head count up to the cap and its best rows for the page, index-only (rankedHead);
+ *   a prefix covering many words reads its whole range and groups it per document (groupedHead);
  * - counts that stop at the cap: a type whose head matches alone pass the cap is reported at the cap; any
  *   other is counted from its own partition's full-text index, visiting at most cap + 1 documents.
  *
@@ -47,15 +48,14 @@ export function prefixEnd(s: string): string | null {
 }
 
 /**
- * The postings' term condition. A prefix is a range with both ends as parameters, so the statement runs prepared
- * (planning it over every partition took 5–10 ms a search) and its generic plan still reads one index range.
+ * The postings' term condition: a prefix is one range of the "C"-collated key. The statement is planned with
+ * its values: run prepared, PostgreSQL settled on a generic plan that made a rare word's search 10× slower
+ * (p50 187 ms against 17 ms at 1M rows).
  */
-function termCondition(word: WordQuery): { term: RawBuilder<boolean>; prepared: boolean } {
-  if (word.whole) return { term: sql<boolean>`p.term = ${word.stem}`, prepared: true };
+function termCondition(word: WordQuery): RawBuilder<boolean> {
+  if (word.whole) return sql<boolean>`p.term = ${word.stem}`;
   const end = prefixEnd(word.stem);
-  return end === null
-    ? { term: sql<boolean>`p.term like ${likePrefixPattern(word.stem)}`, prepared: false }
-    : { term: sql<boolean>`p.term >= ${word.stem} and p.term < ${end}`, prepared: true };
+  return end === null ? sql<boolean>`p.term like ${likePrefixPattern(word.stem)}` : sql<boolean>`p.term >= ${word.stem} and p.term < ${end}`;
 }
 
 /**
@@ -78,11 +78,12 @@ function visiblePostings(a: RowAccess, term: RawBuilder<boolean>, types: RawBuil
 /** Tier from a cursor's score (scores are TIER_SCORES, divided by ten for a typo correction). */
 const tierOf = (score: number, corrected: boolean) => TIER_SCORES.findIndex((s) => s / (corrected ? 10 : 1) === score) + 1;
 
-function headAfter(r: EngineRequest): RawBuilder<boolean> {
+/** Head rows of the alias `h` after the cursor in the relevance order (tier, then recency). */
+function headAfter(r: EngineRequest, h: string): RawBuilder<boolean> {
   const a = r.after;
   if (!a) return sql<boolean>`true`;
   const tier = tierOf(a.score, r.corrected);
-  return sql<boolean>`(h.tier > ${tier} or (h.tier = ${tier} and ${laterThan(a, 'h')}))`;
+  return sql<boolean>`(${sql.ref(`${h}.tier`)} > ${tier} or (${sql.ref(`${h}.tier`)} = ${tier} and ${laterThan(a, h)}))`;
 }
 
 function bodyAfter(r: EngineRequest): RawBuilder<boolean> {
@@ -96,40 +97,121 @@ const tierScore = (tier: RawBuilder<unknown>, corrected: boolean) =>
 
 interface PageKey { object_type: string; object_id: string; updated_at: Date | string; score: number }
 
+/** Statement 1's result: each type's count (cap + 1 for past the cap) and, for the relevance order, the head page. */
+interface HeadResult { counts: Record<string, number> | null; as_of: Date | string; page: PageKey[] | null }
+
 /**
- * Statement 1: the head matches (one range scan of the postings), each type's count up to the cap, and, for
- * the relevance order, the page's head rows.
+ * Each type's count up to the cap, from its head count `hc` (object_type, n): past the cap from the head alone,
+ * otherwise from the type's own full-text index, visiting at most cap + 1 documents. Materialized: inlined, the
+ * counting subquery would run once for the filter and again for the value.
  */
-async function countsAndHead(db: Executor, r: EngineRequest, word: WordQuery, cap: number) {
-  const { access, types, asOf, limit, corrected } = r;
-  const { term, prepared } = termCondition(word);
-  const head = r.sort === 'recent'
-    ? sql`select null::text as object_type, null::uuid as object_id, null::timestamptz as updated_at, null::int as score where false`
-    : sql`select h.object_type, h.object_id, h.updated_at, ${tierScore(sql`h.tier`, corrected)} as score from h where ${headAfter(r)}
-        order by h.tier, h.updated_at desc, h.object_type, h.object_id limit ${limit + 1}`;
-  const result = await sql<{ counts: Record<string, number> | null; as_of: Date | string; page: PageKey[] | null }>`
-    with q as (${queryRelation(r.query)}),
-    h as materialized (
-      select p.object_type, p.object_id, min(p.tier) as tier, max(p.updated_at) as updated_at
-      from ${visiblePostings(access, term, anyType(types), asOf)}
-      group by p.object_type, p.object_id
-    ),
-    hc as (select h.object_type, count(*)::int as n from h group by h.object_type),
-    -- Materialized: inlined, its counting subquery would run once for the filter and again for the value.
-    n as materialized (
+function typeCounts(r: EngineRequest, cap: number): RawBuilder<unknown> {
+  return sql`n as materialized (
       select t.object_type, case
         when coalesce(hc.n, 0) > ${cap} then ${cap + 1}
         else (select count(*)::int from (select 1 from search_documents d cross join q
-              where ${documentAccess(access, sql`t.object_type`, asOf)} and d.search_vector @@ q.pq limit ${cap + 1}) c)
+              where ${documentAccess(r.access, sql`t.object_type`, r.asOf)} and d.search_vector @@ q.pq limit ${cap + 1}) c)
         end as n
-      from unnest(${[...types]}::text[]) as t (object_type) left join hc on hc.object_type = t.object_type
-    ),
-    hp as (${head})
+      from unnest(${[...r.types]}::text[]) as t (object_type) left join hc on hc.object_type = t.object_type
+    )`;
+}
+
+const headResult = (hp: RawBuilder<unknown>) => sql`
     select (select json_object_agg(n.object_type, n.n) from n where n.n > 0) as counts,
       statement_timestamp()::timestamptz(3) as as_of,
-      (select json_agg(hp) from hp) as page${prepareIf(prepared)}
+      (select json_agg(hp) from (${hp}) hp) as page`;
+
+/**
+ * Statement 1 when the query's head matches are those of a few words (`terms`, at most RANKED_TERMS): read in
+ * ranking order. Each type's range of the postings key (tenant, term, object_type, tier, updated_at desc,
+ * object_id) is counted up to cap + 1 entries and gives its best limit + 1 rows after the cursor; the page is the
+ * best of those, grouped per document (its best tier) when several words are read. A frequent word reads about
+ * cap + 1 entries per type and a page's worth per type, however many postings it has.
+ *
+ * Several words: a type past the cap in one word is past it in all; otherwise its documents are counted across
+ * the words without repeats. The first page is exact: a document whose best posting is not among its range's
+ * best limit + 1 ranks behind at least that many others. A later page is not (a document whose best posting
+ * came before the cursor would reappear with its next one), so it is read grouped.
+ */
+async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string[], cap: number): Promise<HeadResult> {
+  const { access, types, asOf, limit, corrected } = r;
+  const posted = (term: RawBuilder<unknown>, type: RawBuilder<unknown>) => visiblePostings(access, sql<boolean>`p.term = ${term}`, type, asOf);
+  const ofType = posted(sql`t.term`, sql`ty.object_type`);
+  const head = r.sort === 'recent'
+    ? sql`select null::text as object_type, null::uuid as object_id, null::timestamptz as updated_at, null::int as score where false`
+    : sql`select c.object_type, c.object_id, max(c.updated_at) as updated_at, ${tierScore(sql`min(c.tier)`, corrected)} as score
+        from unnest(${[...types]}::text[]) as ty (object_type) cross join t cross join lateral (
+          select p.object_type, p.object_id, p.updated_at, p.tier from ${ofType} and ${headAfter(r, 'p')}
+          order by p.tier, p.updated_at desc, p.object_id limit ${limit + 1}) c
+        group by c.object_type, c.object_id
+        order by min(c.tier), max(c.updated_at) desc, c.object_type, c.object_id limit ${limit + 1}`;
+  const result = await sql<HeadResult>`
+    with q as (${queryRelation(r.query)}),
+    t as (select w collate "C" as term from unnest(${[...terms]}::text[]) as w),
+    tc as materialized (
+      select ty.object_type, t.term, (select count(*)::int from (select 1 from ${ofType} limit ${cap + 1}) c) as n
+      from unnest(${[...types]}::text[]) as ty (object_type) cross join t
+    ),
+    hc as (
+      select tc.object_type, case
+        when max(tc.n) > ${cap} then ${cap + 1}
+        when count(*) filter (where tc.n > 0) <= 1 then max(tc.n)
+        else (select count(distinct p.object_id)::int from t cross join lateral (select p.object_id from ${posted(sql`t.term`, sql`tc.object_type`)}) p)
+        end as n
+      from tc group by tc.object_type
+    ),
+    ${typeCounts(r, cap)}
+    ${headResult(head)}
   `.execute(db);
   return result.rows[0]!;
+}
+
+/**
+ * Statement 1 when a prefix covers several words: a document can hold more than one of them, so every head
+ * match in the range is read and grouped per document (its best tier) before counting and ranking.
+ */
+async function groupedHead(db: Executor, r: EngineRequest, word: WordQuery, cap: number): Promise<HeadResult> {
+  const { access, types, asOf, limit, corrected } = r;
+  const head = r.sort === 'recent'
+    ? sql`select null::text as object_type, null::uuid as object_id, null::timestamptz as updated_at, null::int as score where false`
+    : sql`select h.object_type, h.object_id, h.updated_at, ${tierScore(sql`h.tier`, corrected)} as score from h where ${headAfter(r, 'h')}
+        order by h.tier, h.updated_at desc, h.object_type, h.object_id limit ${limit + 1}`;
+  const result = await sql<HeadResult>`
+    with q as (${queryRelation(r.query)}),
+    h as materialized (
+      select p.object_type, p.object_id, min(p.tier) as tier, max(p.updated_at) as updated_at
+      from ${visiblePostings(access, termCondition(word), anyType(types), asOf)}
+      group by p.object_type, p.object_id
+    ),
+    hc as (select h.object_type, count(*)::int as n from h group by h.object_type),
+    ${typeCounts(r, cap)}
+    ${headResult(head)}
+  `.execute(db);
+  return result.rows[0]!;
+}
+
+/** The most words a prefix may cover for its head to be read in ranking order (rankedHead). */
+const RANKED_TERMS = 4;
+
+/**
+ * The words of the postings the query's prefix covers, up to RANKED_TERMS + 1 (one index probe each). A prefix
+ * with no head match at all is read as its own stem: the head is then empty and the counts come from the
+ * full-text indexes.
+ */
+async function termsOf(db: Executor, tenant: string, word: WordQuery): Promise<string[]> {
+  if (word.whole) return [word.stem];
+  const end = prefixEnd(word.stem);
+  const below = end === null ? sql`p.term like ${likePrefixPattern(word.stem)}` : sql`p.term < ${end}`;
+  const { rows } = await sql<{ term: string }>`
+    with recursive w (term, i) as (
+      (select p.term, 1 from search_postings p where p.tenant = ${tenant}::uuid and p.term >= ${word.stem} and ${below} order by p.term limit 1)
+      union all
+      select (select p.term from search_postings p where p.tenant = ${tenant}::uuid and p.term > w.term and ${below} order by p.term limit 1), w.i + 1
+      from w where w.term is not null and w.i <= ${RANKED_TERMS}
+    )
+    select term from w where term is not null
+  `.execute(db);
+  return rows.length === 0 ? [word.stem] : rows.map((row) => row.term);
 }
 
 /**
@@ -178,7 +260,9 @@ async function documentsOf(db: Executor, r: EngineRequest, page: readonly PageKe
 
 /** One page (limit + 1 rows) and per-type counts exact up to `cap`. */
 export async function runWordSearch(db: Executor, r: EngineRequest, word: WordQuery, cap: number): Promise<EngineResult> {
-  const first = await countsAndHead(db, r, word, cap);
+  const terms = await termsOf(db, r.access.tenant, word);
+  const ranked = terms.length === 1 || (terms.length <= RANKED_TERMS && !r.after);
+  const first = ranked ? await rankedHead(db, r, terms, cap) : await groupedHead(db, r, word, cap);
   const counts = first.counts ?? {};
   let page = first.page ?? [];
   if (r.sort === 'recent') page = await recentMatches(db, r, counts, cap, false);

@@ -46,6 +46,18 @@ describe('marked shapes and plans', () => {
     expect(prepared).toBe(engine === 'pg' ? 1 : 0);
   });
 
+  it(`also when the mark is followed by the template's closing newline and indent (${engine})`, async () => {
+    const marked = sql<{ n: number }>`
+      select count(*)::int as trailing_n from tenants where slug like ${'mark-%'}${sql.raw(PREPARE_MARK)}
+    `;
+    const prepared = await database.db.connection().execute(async (conn) => {
+      await marked.execute(conn);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement like '%trailing_n%'`.execute(conn);
+      return rows[0]!.n;
+    });
+    expect(prepared).toBe(engine === 'pg' ? 1 : 0);
+  });
+
   it.runIf(engine === 'pg')('a named statement settles on its generic plan; the others are planned with their values', async () => {
     // A list page's shape: the limit in the text, no offset (list.ts). After PostgreSQL's five custom plans it
     // keeps the generic one, so the statement is no longer planned per call.

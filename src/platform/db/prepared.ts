@@ -29,7 +29,8 @@ let markedShapes = 0;
 export function preparedStatementName(text: string): string | undefined {
   let name = statementNames.get(text);
   if (name) return name;
-  const marked = text.endsWith(PREPARE_MARK) && !PREPARED_TEXTS.has(text);
+  // trimEnd: a `sql` template that ends with the mark on its own line leaves a newline and indent after it.
+  const marked = text.trimEnd().endsWith(PREPARE_MARK) && !PREPARED_TEXTS.has(text);
   if (marked ? markedShapes >= MAX_MARKED_SHAPES : !PREPARED_TEXTS.has(text)) return undefined;
   if (marked) markedShapes += 1;
   statementNames.set(text, (name = `psa_${statementNames.size + 1}`));

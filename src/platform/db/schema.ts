@@ -576,7 +576,7 @@ export interface SearchDocumentsTable {
   subtitle_vector: ColumnType<string | null, never, never>;
 }
 
-/** The head postings (migration 0028): written only by the triggers on search_documents. */
+/** The head postings (migrations 0028, 0029): written only by the triggers on search_documents. */
 export interface SearchPostingsTable {
   tenant: string;
   term: string;
