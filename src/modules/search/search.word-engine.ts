@@ -48,14 +48,16 @@ export function prefixEnd(s: string): string | null {
 }
 
 /**
- * The postings' term condition: a prefix is one range of the "C"-collated key. The statement is planned with
- * its values: run prepared, PostgreSQL settled on a generic plan that made a rare word's search 10× slower
- * (p50 187 ms against 17 ms at 1M rows).
+ * The terms a word covers, as conditions on `p.term`: `from` its lower end, `below` its upper end (a prefix is
+ * one range of the "C"-collated key; a whole word is one term).
  */
-function termCondition(word: WordQuery): RawBuilder<boolean> {
-  if (word.whole) return sql<boolean>`p.term = ${word.stem}`;
+function termRange(word: WordQuery): { from: RawBuilder<boolean>; below: RawBuilder<boolean> } {
+  if (word.whole) return { from: sql<boolean>`p.term = ${word.stem}`, below: sql<boolean>`true` };
   const end = prefixEnd(word.stem);
-  return end === null ? sql<boolean>`p.term like ${likePrefixPattern(word.stem)}` : sql<boolean>`p.term >= ${word.stem} and p.term < ${end}`;
+  return {
+    from: sql<boolean>`p.term >= ${word.stem}`,
+    below: end === null ? sql<boolean>`p.term like ${likePrefixPattern(word.stem)}` : sql<boolean>`p.term < ${end}`,
+  };
 }
 
 /**
@@ -97,7 +99,11 @@ const tierScore = (tier: RawBuilder<unknown>, corrected: boolean) =>
 
 interface PageKey { object_type: string; object_id: string; updated_at: Date | string; score: number }
 
-/** Statement 1's result: each type's count (cap + 1 for past the cap) and, for the relevance order, the head page. */
+/**
+ * Statement 1's result: each type's count (cap + 1 for past the cap) and, for the relevance order, the head page.
+ * Statement 1 is planned with its values: run prepared, PostgreSQL settled on a generic plan that made a rare
+ * word's search 10× slower (p50 187 ms against 17 ms at 1M rows).
+ */
 interface HeadResult { counts: Record<string, number> | null; as_of: Date | string; page: PageKey[] | null }
 
 /**
@@ -115,6 +121,9 @@ function typeCounts(r: EngineRequest, cap: number): RawBuilder<unknown> {
       from unnest(${[...r.types]}::text[]) as t (object_type) left join hc on hc.object_type = t.object_type
     )`;
 }
+
+/** The head page of `sort=recent`, which reads its page newest first instead (statement 2). */
+const NO_HEAD = sql`select null::text as object_type, null::uuid as object_id, null::timestamptz as updated_at, null::int as score where false`;
 
 const headResult = (hp: RawBuilder<unknown>) => sql`
     select (select json_object_agg(n.object_type, n.n) from n where n.n > 0) as counts,
@@ -138,7 +147,7 @@ async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string
   const posted = (term: RawBuilder<unknown>, type: RawBuilder<unknown>) => visiblePostings(access, sql<boolean>`p.term = ${term}`, type, asOf);
   const ofType = posted(sql`t.term`, sql`ty.object_type`);
   const head = r.sort === 'recent'
-    ? sql`select null::text as object_type, null::uuid as object_id, null::timestamptz as updated_at, null::int as score where false`
+    ? NO_HEAD
     : sql`select c.object_type, c.object_id, max(c.updated_at) as updated_at, ${tierScore(sql`min(c.tier)`, corrected)} as score
         from unnest(${[...types]}::text[]) as ty (object_type) cross join t cross join lateral (
           select p.object_type, p.object_id, p.updated_at, p.tier from ${ofType} and ${headAfter(r, 'p')}
@@ -172,15 +181,16 @@ async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string
  */
 async function groupedHead(db: Executor, r: EngineRequest, word: WordQuery, cap: number): Promise<HeadResult> {
   const { access, types, asOf, limit, corrected } = r;
+  const range = termRange(word);
   const head = r.sort === 'recent'
-    ? sql`select null::text as object_type, null::uuid as object_id, null::timestamptz as updated_at, null::int as score where false`
+    ? NO_HEAD
     : sql`select h.object_type, h.object_id, h.updated_at, ${tierScore(sql`h.tier`, corrected)} as score from h where ${headAfter(r, 'h')}
         order by h.tier, h.updated_at desc, h.object_type, h.object_id limit ${limit + 1}`;
   const result = await sql<HeadResult>`
     with q as (${queryRelation(r.query)}),
     h as materialized (
       select p.object_type, p.object_id, min(p.tier) as tier, max(p.updated_at) as updated_at
-      from ${visiblePostings(access, termCondition(word), anyType(types), asOf)}
+      from ${visiblePostings(access, sql<boolean>`${range.from} and ${range.below}`, anyType(types), asOf)}
       group by p.object_type, p.object_id
     ),
     hc as (select h.object_type, count(*)::int as n from h group by h.object_type),
@@ -200,11 +210,10 @@ const RANKED_TERMS = 4;
  */
 async function termsOf(db: Executor, tenant: string, word: WordQuery): Promise<string[]> {
   if (word.whole) return [word.stem];
-  const end = prefixEnd(word.stem);
-  const below = end === null ? sql`p.term like ${likePrefixPattern(word.stem)}` : sql`p.term < ${end}`;
+  const { from, below } = termRange(word);
   const { rows } = await sql<{ term: string }>`
     with recursive w (term, i) as (
-      (select p.term, 1 from search_postings p where p.tenant = ${tenant}::uuid and p.term >= ${word.stem} and ${below} order by p.term limit 1)
+      (select p.term, 1 from search_postings p where p.tenant = ${tenant}::uuid and ${from} and ${below} order by p.term limit 1)
       union all
       select (select p.term from search_postings p where p.tenant = ${tenant}::uuid and p.term > w.term and ${below} order by p.term limit 1), w.i + 1
       from w where w.term is not null and w.i <= ${RANKED_TERMS}

@@ -13,15 +13,18 @@ import { runStatements } from './run-statements.ts';
  * vectors and its recency from the row itself, so each delete is one index probe rather than a scan of the
  * word's range for the document's id.
  */
+
+/** Each word of the row `r` with its best tier (1 title, 2 subtitle and identifier), as `t`. */
+const wordsOfRow = `lateral (
+    select w.term collate "C" as term, min(w.tier)::smallint as tier
+    from (select unnest(tsvector_to_array(r.title_vector)) as term, 1 as tier
+          union all select unnest(tsvector_to_array(r.subtitle_vector)), 2) w
+    group by w.term
+  ) t`;
+
 const deletePostingsOf = (rows: string) => `
   delete from search_postings p using (
-    select r.tenant, t.term, t.tier, r.object_type, r.object_id, r.updated_at
-    from ${rows} r cross join lateral (
-      select w.term collate "C" as term, min(w.tier)::smallint as tier
-      from (select unnest(tsvector_to_array(r.title_vector)) as term, 1 as tier
-            union all select unnest(tsvector_to_array(r.subtitle_vector)), 2) w
-      group by w.term
-    ) t
+    select r.tenant, t.term, t.tier, r.object_type, r.object_id, r.updated_at from ${rows} r cross join ${wordsOfRow}
   ) o
   where p.tenant = o.tenant and p.term = o.term and p.object_type = o.object_type and p.tier = o.tier
     and p.updated_at = o.updated_at and p.object_id = o.object_id`;
@@ -31,12 +34,7 @@ const insertPostingsOf = (rows: string) => `
     required_permission)
   select r.tenant, t.term, t.tier, r.object_type, r.object_id, r.updated_at, r.indexed_at, r.client_id, r.is_internal,
     r.visible_to_user_ids is not null, r.required_permission
-  from ${rows} r cross join lateral (
-    select w.term collate "C" as term, min(w.tier)::smallint as tier
-    from (select unnest(tsvector_to_array(r.title_vector)) as term, 1 as tier
-          union all select unnest(tsvector_to_array(r.subtitle_vector)), 2) w
-    group by w.term
-  ) t`;
+  from ${rows} r cross join ${wordsOfRow}`;
 
 // One line: runStatements splits scripts on `;` at line ends.
 const triggerFunction = (deleteBy: string) => [
