@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
-import { preparedQuery } from '../../platform/db/prepared.ts';
+import { everyColumn, preparedQuery } from '../../platform/db/prepared.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { BillingCycle, ClientType, ClientsTable } from '../../platform/db/schema.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
@@ -66,11 +66,22 @@ export async function findClientView(db: Executor, tenant: string, clientId: str
 
 export type RowLock = 'none' | 'share' | 'update';
 
+const CLIENT_ROW_COLUMNS = everyColumn<ClientsTable>()([
+  'tenant', 'client_id', 'client_name', 'client_type', 'billing_cycle', 'payment_terms', 'default_currency_code', 'client_since',
+  'tax_id_number', 'notes', 'notes_updated_at', 'is_inactive', 'merged_into_client_id', 'merged_at', 'merged_by', 'parent_client_id',
+  'created_at', 'updated_at',
+]);
+
+const clientRowById = (lock: RowLock) =>
+  preparedQuery(['tenant', 'clientId'], (db, v) => {
+    const q = db.selectFrom('clients').select(CLIENT_ROW_COLUMNS).where('tenant', '=', v.tenant).where('client_id', '=', v.clientId);
+    return lock === 'share' ? q.forShare() : lock === 'update' ? q.forUpdate() : q;
+  });
+// Prepared in each lock mode: every ticket, project and asset create locks its client with it.
+const clientRowQueries: Record<RowLock, ReturnType<typeof clientRowById>> = { none: clientRowById('none'), share: clientRowById('share'), update: clientRowById('update') };
+
 export async function findClientRow(db: Executor, tenant: string, clientId: string, lock: RowLock = 'none'): Promise<ClientRow | undefined> {
-  let q = db.selectFrom('clients').selectAll().where('tenant', '=', tenant).where('client_id', '=', clientId);
-  if (lock === 'share') q = q.forShare();
-  if (lock === 'update') q = q.forUpdate();
-  return q.executeTakeFirst();
+  return (await clientRowQueries[lock](db, { tenant, clientId }))[0];
 }
 
 export async function findClientIdByName(db: Executor, tenant: string, name: string): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
+import { preparedQuery } from '../../platform/db/prepared.ts';
 import type { InboundHandlerType, InboundWebhooksTable } from '../../platform/db/schema.ts';
 import { defineList } from '../../platform/http/list.ts';
 
@@ -25,15 +26,19 @@ export async function findWebhookIdBySlug(db: Executor, tenant: string, slug: st
   return row?.inbound_webhook_id;
 }
 
-/** The receiver's one lookup: tenant slug and webhook slug → the configuration (not its sample body). */
-export async function findForReceiver(db: Executor, tenantSlug: string, webhookSlug: string): Promise<InboundWebhookSummaryRow | undefined> {
-  return db
+// Prepared: every delivery starts with it.
+const receiverLookup = preparedQuery(['tenantSlug', 'webhookSlug'], (db, v) =>
+  db
     .selectFrom('inbound_webhooks as w')
     .innerJoin('tenants as t', 't.tenant_id', 'w.tenant')
     .select(SUMMARY_COLUMNS.map((c) => `w.${c}` as const))
-    .where('t.slug', '=', tenantSlug)
-    .where('w.slug', '=', webhookSlug)
-    .executeTakeFirst();
+    .where('t.slug', '=', v.tenantSlug)
+    .where('w.slug', '=', v.webhookSlug),
+);
+
+/** The receiver's one lookup: tenant slug and webhook slug → the configuration (not its sample body). */
+export async function findForReceiver(db: Executor, tenantSlug: string, webhookSlug: string): Promise<InboundWebhookSummaryRow | undefined> {
+  return (await receiverLookup(db, { tenantSlug, webhookSlug }))[0] as InboundWebhookSummaryRow | undefined;
 }
 
 export async function insertWebhook(db: Executor, row: Insertable<InboundWebhooksTable>): Promise<InboundWebhookRow> {

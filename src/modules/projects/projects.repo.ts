@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
-import { PREPARE_MARK } from '../../platform/db/prepared.ts';
+import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
 import type { ProjectsTable } from '../../platform/db/schema.projects.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 
@@ -62,11 +62,17 @@ function withNames(q: ProjectBase) {
     ]);
 }
 
+// Five joins and four correlated counts take PostgreSQL ~2 ms to plan and well under 1 ms to run: the
+// single-project read, which every project request and event uses, is prepared once per connection.
+const projectViewById = preparedQuery(['tenant', 'projectId'], (db, v) => withNames(projectBase(db, v.tenant)).where('p.project_id', '=', v.projectId));
+const projectViewByIdForUpdate = preparedQuery(['tenant', 'projectId'], (db, v) =>
+  withNames(projectBase(db, v.tenant)).where('p.project_id', '=', v.projectId).forUpdate('p'),
+);
+
 /** The project as shown, optionally locking its row (only it: the joined rows stay unlocked). */
 export async function findProjectView(db: Executor, tenant: string, projectId: string, lock = false): Promise<ProjectViewRow | undefined> {
-  let q = withNames(projectBase(db, tenant)).where('p.project_id', '=', projectId);
-  if (lock) q = q.forUpdate('p');
-  return (await q.executeTakeFirst()) as ProjectViewRow | undefined;
+  const rows = await (lock ? projectViewByIdForUpdate : projectViewById)(db, { tenant, projectId });
+  return rows[0] as ProjectViewRow | undefined;
 }
 
 export async function findProjectViews(db: Executor, tenant: string, projectIds: readonly string[]): Promise<ProjectViewRow[]> {

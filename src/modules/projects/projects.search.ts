@@ -1,3 +1,4 @@
+import { prepareIf } from '../../platform/db/prepared.ts';
 import type { SearchDocument, SearchIndexer } from '../../platform/search/types.ts';
 import { listPhaseIds } from './phases/phases.repo.ts';
 import { listProjectIds } from './projects.repo.ts';
@@ -22,6 +23,7 @@ export const projectIndexer: SearchIndexer = {
       .select(['p.project_id', 'p.project_name', 'p.project_number', 'p.description', 'p.client_id', 'p.updated_at', 'cl.client_name'])
       .where('p.tenant', '=', tenant)
       .where('p.project_id', 'in', [...ids])
+      .modifyEnd(prepareIf(ids.length === 1)) // every project write re-indexes its one project
       .execute();
     return rows.map((r): SearchDocument => ({
       type: 'project',

@@ -1,4 +1,5 @@
 import type { Executor } from '../../platform/db/executor.ts';
+import { prepareIf } from '../../platform/db/prepared.ts';
 import { joined, listIdsOf } from '../../platform/search/indexing.ts';
 import type { SearchIndexer } from '../../platform/search/types.ts';
 
@@ -26,6 +27,7 @@ export const ticketSearchIndexer: SearchIndexer = {
       .select(['t.ticket_id', 't.ticket_number', 't.title', 't.description', 't.client_id', 't.billing_profile_id', 't.updated_at', 'c.client_name'])
       .where('t.tenant', '=', tenant)
       .where('t.ticket_id', 'in', ids)
+      .modifyEnd(prepareIf(ids.length === 1)) // every ticket write re-indexes its one ticket
       .execute();
     return rows.map((r) => ({
       type: 'ticket' as const,

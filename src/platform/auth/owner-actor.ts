@@ -1,4 +1,5 @@
 import type { Executor } from '../db/executor.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import type { Actor } from './context.ts';
 import { permissionsOfUser } from './key-cache.ts';
 
@@ -9,20 +10,24 @@ import { permissionsOfUser } from './key-cache.ts';
  * account without a client (the API-key rules). `actingAs` names the configuration where services note
  * the API key.
  */
-export async function loadOwnerActor(db: Executor, tenant: string, userId: string | null, actingAs: string): Promise<Actor | undefined> {
-  if (userId === null) return undefined;
-  const row = await db
+// Prepared: every inbound delivery with a direct action and every automation execution loads its owner.
+const ownerById = preparedQuery(['tenant', 'userId'], (db, v) =>
+  db
     .selectFrom('users as u')
     .innerJoin('tenants as t', 't.tenant_id', 'u.tenant')
     .select([
       'u.user_id', 'u.user_type', 'u.client_id', 'u.contact_id', 't.slug',
       permissionsOfUser('u.tenant', 'u.user_id').as('permissions'),
     ])
-    .where('u.tenant', '=', tenant)
-    .where('u.user_id', '=', userId)
+    .where('u.tenant', '=', v.tenant)
+    .where('u.user_id', '=', v.userId)
     .where('u.is_inactive', '=', false)
-    .where((eb) => eb.or([eb('u.user_type', '<>', 'client'), eb('u.client_id', 'is not', null)]))
-    .executeTakeFirst();
+    .where((eb) => eb.or([eb('u.user_type', '<>', 'client'), eb('u.client_id', 'is not', null)])),
+);
+
+export async function loadOwnerActor(db: Executor, tenant: string, userId: string | null, actingAs: string): Promise<Actor | undefined> {
+  if (userId === null) return undefined;
+  const [row] = await ownerById(db, { tenant, userId });
   if (!row) return undefined;
   return {
     tenant,

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, engine } from '../../../test/harness.ts';
 import { openPostgres, type Database } from './database.ts';
-import { PREPARE_MARK, preparedQuery, PREPARED_TEXTS } from './prepared.ts';
+import { everyColumn, PREPARE_MARK, preparedQuery, PREPARED_TEXTS } from './prepared.ts';
 
 let database: Database;
 beforeAll(async () => { database = await createTestDatabase(); });
@@ -11,6 +11,15 @@ afterAll(async () => database.close());
 const tenantsBySlug = preparedQuery(['slug', 'name'], (db, v) =>
   db.selectFrom('tenants').select(['slug', 'name']).where('slug', '=', v.slug).where('name', '<>', v.name).orderBy('slug'),
 );
+
+describe('everyColumn', () => {
+  it('returns the columns it is given; the type checker (npm run typecheck) rejects a list that misses one', () => {
+    interface Table { a: string; b: number; c: Date | null }
+    expect(everyColumn<Table>()(['a', 'b', 'c'])).toEqual(['a', 'b', 'c']);
+    // @ts-expect-error: 'c' is missing, so the list could not stand for the whole row.
+    expect(everyColumn<Table>()(['a', 'b'])).toEqual(['a', 'b']);
+  });
+});
 
 describe('preparedQuery', () => {
   it('substitutes the named values on every call', async () => {

@@ -37,6 +37,17 @@ export function preparedStatementName(text: string): string | undefined {
   return name;
 }
 
+/**
+ * Every column of table T, listed by name: what a prepared statement that needs the whole row selects
+ * instead of `select *` (see preparedQuery). The compiler rejects the list while it misses a column.
+ */
+export const everyColumn =
+  <T>() =>
+  <const C extends readonly (keyof T & string)[]>(
+    columns: C & ([Exclude<keyof T, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, C[number]> }),
+  ): C =>
+    columns;
+
 const MARK = '\u0000psa-param:';
 
 /**

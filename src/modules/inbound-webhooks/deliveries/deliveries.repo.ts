@@ -1,16 +1,24 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
+import { PREPARE_MARK } from '../../../platform/db/prepared.ts';
 import { defineList } from '../../../platform/http/list.ts';
 import type { InboundAuthStatus, InboundDispatchStatus, InboundWebhookDeliveriesTable } from '../../../platform/db/schema.ts';
 
 export type DeliveryRow = Selectable<InboundWebhookDeliveriesTable>;
 
+// Both run on every delivery, prepared: their texts vary only with the outcome's columns, a few shapes.
 export async function insertDelivery(db: Executor, row: Insertable<InboundWebhookDeliveriesTable>): Promise<void> {
-  await db.insertInto('inbound_webhook_deliveries').values(row).execute();
+  await db.insertInto('inbound_webhook_deliveries').values(row).modifyEnd(sql.raw(PREPARE_MARK)).execute();
 }
 
 export async function finishDelivery(db: Executor, tenant: string, deliveryId: string, set: Updateable<InboundWebhookDeliveriesTable>): Promise<void> {
-  await db.updateTable('inbound_webhook_deliveries').set(set).where('tenant', '=', tenant).where('delivery_id', '=', deliveryId).execute();
+  await db
+    .updateTable('inbound_webhook_deliveries')
+    .set(set)
+    .where('tenant', '=', tenant)
+    .where('delivery_id', '=', deliveryId)
+    .modifyEnd(sql.raw(PREPARE_MARK))
+    .execute();
 }
 
 export async function findDelivery(db: Executor, tenant: string, inboundWebhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../../../platform/db/executor.ts';
-import { PREPARE_MARK } from '../../../platform/db/prepared.ts';
+import { everyColumn, PREPARE_MARK, preparedQuery } from '../../../platform/db/prepared.ts';
 import type { ProjectStatusesTable, TaskStatusesTable } from '../../../platform/db/schema.projects.ts';
 
 export type ProjectStatusRow = Selectable<ProjectStatusesTable>;
@@ -25,17 +25,24 @@ export async function findProjectStatus(db: Executor, tenant: string, statusId: 
   return db.selectFrom('project_statuses').selectAll().where('tenant', '=', tenant).where('status_id', '=', statusId).executeTakeFirst();
 }
 
-/** The default status, else the first by order (a tenant whose default was removed still creates projects). */
-export async function findDefaultProjectStatus(db: Executor, tenant: string): Promise<ProjectStatusRow | undefined> {
-  return db
+const PROJECT_STATUS_COLUMNS = everyColumn<ProjectStatusesTable>()(['tenant', 'status_id', 'name', 'is_closed', 'is_default', 'order_number', 'created_at', 'updated_at']);
+
+// Prepared: every project create that names no status runs it.
+const defaultProjectStatus = preparedQuery(['tenant'], (db, v) =>
+  db
     .selectFrom('project_statuses')
-    .selectAll()
-    .where('tenant', '=', tenant)
+    .select(PROJECT_STATUS_COLUMNS)
+    .where('tenant', '=', v.tenant)
     .where('is_closed', '=', false)
     .orderBy('is_default', 'desc')
     .orderBy('order_number')
     .orderBy('status_id')
-    .executeTakeFirst();
+    .limit(1),
+);
+
+/** The default status, else the first by order (a tenant whose default was removed still creates projects). */
+export async function findDefaultProjectStatus(db: Executor, tenant: string): Promise<ProjectStatusRow | undefined> {
+  return (await defaultProjectStatus(db, { tenant }))[0];
 }
 
 export async function insertProjectStatuses(db: Executor, rows: Insertable<ProjectStatusesTable>[]): Promise<void> {
