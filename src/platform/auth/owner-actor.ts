@@ -3,13 +3,6 @@ import { preparedQuery } from '../db/prepared.ts';
 import type { Actor } from './context.ts';
 import { permissionsOfUser } from './key-cache.ts';
 
-/**
- * The actor a configuration that acts for its owner runs as (an inbound webhook's direct actions, an
- * automation rule's actions): the owner, with the permissions of their current roles (as an API key of
- * theirs without scopes would have). Undefined when the owner is gone, deactivated, or a client-portal
- * account without a client (the API-key rules). `actingAs` names the configuration where services note
- * the API key.
- */
 // Prepared: every inbound delivery with a direct action and every automation execution loads its owner.
 const ownerById = preparedQuery(['tenant', 'userId'], (db, v) =>
   db
@@ -25,6 +18,13 @@ const ownerById = preparedQuery(['tenant', 'userId'], (db, v) =>
     .where((eb) => eb.or([eb('u.user_type', '<>', 'client'), eb('u.client_id', 'is not', null)])),
 );
 
+/**
+ * The actor a configuration that acts for its owner runs as (an inbound webhook's direct actions, an
+ * automation rule's actions): the owner, with the permissions of their current roles (as an API key of
+ * theirs without scopes would have). Undefined when the owner is gone, deactivated, or a client-portal
+ * account without a client (the API-key rules). `actingAs` names the configuration where services note
+ * the API key.
+ */
 export async function loadOwnerActor(db: Executor, tenant: string, userId: string | null, actingAs: string): Promise<Actor | undefined> {
   if (userId === null) return undefined;
   const [row] = await ownerById(db, { tenant, userId });
