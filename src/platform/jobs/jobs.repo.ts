@@ -43,26 +43,28 @@ export async function renewJobs(db: Kysely<DB>, jobs: readonly ClaimedJob[], unt
     where j.tenant = h.tenant and j.job_id = h.job_id and j.claim_token = h.token and j.status = 'running'`.execute(db);
 }
 
-/** Marks a held job done. False when the claim no longer holds it (a stale completion: ignored). */
-export async function completeJob(db: Kysely<DB>, job: ClaimedJob, now: Date): Promise<boolean> {
-  const result = await db
-    .updateTable('jobs')
-    .set({ status: 'done', finished_at: now, claim_token: null, locked_until: null, last_error: null })
-    .where('tenant', '=', job.tenant)
-    .where('job_id', '=', job.job_id)
-    .where('claim_token', '=', job.token)
-    .where('status', '=', 'running')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+/**
+ * Marks a held job done, or deletes it when its kind keeps no finished jobs (`keep` false: JobDefinition.keepDone).
+ * False when the claim no longer holds it (a stale completion: ignored).
+ */
+export async function completeJob(db: Kysely<DB>, job: ClaimedJob, now: Date, keep = true): Promise<boolean> {
+  const held = sql`tenant = ${job.tenant}::uuid and job_id = ${job.job_id}::uuid and claim_token = ${job.token}::uuid and status = 'running'`;
+  const result = await (keep
+    ? sql`update jobs set status = 'done', finished_at = ${now}::timestamptz, claim_token = null, locked_until = null, last_error = null where ${held}`
+    : sql`delete from jobs where ${held}`
+  ).execute(db);
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
-/** Marks held jobs done in one statement (those no longer held by their claims are left alone). */
-export async function completeJobs(db: Kysely<DB>, jobs: readonly ClaimedJob[], now: Date): Promise<void> {
+/** completeJob for several held jobs in one statement (those no longer held by their claims are left alone). */
+export async function completeJobs(db: Kysely<DB>, jobs: readonly ClaimedJob[], now: Date, keep = true): Promise<void> {
   if (jobs.length === 0) return;
-  await sql`
-    update jobs j set status = 'done', finished_at = ${now}::timestamptz, claim_token = null, locked_until = null, last_error = null
-    from unnest(${jobs.map((j) => j.tenant)}::uuid[], ${jobs.map((j) => j.job_id)}::uuid[], ${jobs.map((j) => j.token)}::uuid[]) as h(tenant, job_id, token)
-    where j.tenant = h.tenant and j.job_id = h.job_id and j.claim_token = h.token and j.status = 'running'`.execute(db);
+  const held = sql`unnest(${jobs.map((j) => j.tenant)}::uuid[], ${jobs.map((j) => j.job_id)}::uuid[], ${jobs.map((j) => j.token)}::uuid[]) as h(tenant, job_id, token)`;
+  const match = sql`j.tenant = h.tenant and j.job_id = h.job_id and j.claim_token = h.token and j.status = 'running'`;
+  await (keep
+    ? sql`update jobs j set status = 'done', finished_at = ${now}::timestamptz, claim_token = null, locked_until = null, last_error = null from ${held} where ${match}`
+    : sql`delete from jobs j using ${held} where ${match}`
+  ).execute(db);
 }
 
 /**

@@ -235,6 +235,26 @@ describe('JobRunner', () => {
     expect((await rowsOf(job.name)).map((r) => [r.status, r.last_error])).toEqual([['pending', 'batch broke'], ['pending', 'batch broke']]);
   });
 
+  it('deletes the succeeded jobs of a kind that keeps none (keepDone: false) and keeps its failures, single and batch', async () => {
+    const single = kind(async (payload) => { if (payload.fail) throw new Error('no'); }, { keepDone: false, maxAttempts: 1 });
+    const batched = kind(async () => undefined, {
+      keepDone: false,
+      maxAttempts: 1,
+      batch: { size: 10, handle: async (jobs) => jobs.map((j) => (j.payload.fail ? 'no' : undefined)) },
+    });
+    const kept = kind();
+    for (const name of [single.name, batched.name]) {
+      await enqueueNow(name, { fail: false });
+      await enqueueNow(name, { fail: true });
+    }
+    await enqueueNow(kept.name);
+    expect(await new JobRunner(database, [single, batched, kept], quiet, { now: at(0), concurrency: 4 }).runOnce()).toBe(5);
+    for (const name of [single.name, batched.name]) {
+      expect(await rowsOf(name), name).toMatchObject([{ status: 'dead', payload: { fail: true }, last_error: 'no' }]);
+    }
+    expect(await rowsOf(kept.name), 'the default keeps a done job').toMatchObject([{ status: 'done' }]);
+  });
+
   it('hands the handler its payload and context', async () => {
     const seen: unknown[] = [];
     const job = kind(async (payload, ctx) => void seen.push({ payload, ctx }));

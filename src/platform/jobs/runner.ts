@@ -158,7 +158,7 @@ export class JobRunner implements LeasedWork<ClaimedJob> {
     }
     try {
       const now = this.now();
-      await completeJobs(this.database.db, jobs.filter((_, i) => outcomes[i] === undefined), now);
+      await completeJobs(this.database.db, jobs.filter((_, i) => outcomes[i] === undefined), now, definition.keepDone !== false);
       for (const [i, job] of jobs.entries()) {
         const error = outcomes[i];
         if (error !== undefined) await this.recordFailure(definition, job, error.slice(0, 2000), now);
@@ -186,7 +186,7 @@ export class JobRunner implements LeasedWork<ClaimedJob> {
     }
     try {
       const now = this.now();
-      if (error === undefined) await completeJob(this.database.db, job, now);
+      if (error === undefined) await completeJob(this.database.db, job, now, definition.keepDone !== false);
       else await this.recordFailure(definition, job, error, now);
     } catch (err) {
       this.log.error({ err, job: job.name, job_id: job.job_id }, 'recording a job outcome failed; its lease will expire');

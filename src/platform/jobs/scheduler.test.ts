@@ -48,6 +48,22 @@ describe('Scheduler', () => {
     expect((await jobsOf(schedule.name)).every((j) => j.status === 'done')).toBe(true);
   });
 
+  it('runs a schedule that keeps no runs (keepDone: false) once per due time, and leaves no done rows', async () => {
+    const clock = new Clock(utc(2, 0, 0) + 200);
+    const runs: number[] = [];
+    const schedule: ScheduleDefinition = { name: `every-second-${newId()}`, cron: '* * * * * *', run: async () => void runs.push(clock.ms), keepDone: false };
+    const workers = [0, 1].map(() => new Scheduler(database.db, [schedule], { now: clock.now }));
+    await Promise.all(workers.map((w) => w.upsert()));
+    const runners = workers.map((w) => new JobRunner(database, w.jobs(), quiet, { now: clock.now }));
+    for (const second of [1, 2, 3]) {
+      clock.ms = utc(2, 0, second) + 200;
+      await Promise.all(workers.flatMap((w) => [w.tick(), w.tick()]));
+      await Promise.all(runners.map((r) => r.runOnce()));
+    }
+    expect(runs).toEqual([1, 2, 3].map((second) => utc(2, 0, second) + 200));
+    expect(await jobsOf(schedule.name)).toEqual([]);
+  });
+
   it('collapses due times missed while no worker ran into one run', async () => {
     const clock = new Clock(utc(1, 0, 30));
     const scheduler = new Scheduler(database.db, [{ name: `missed-${newId()}`, cron: '* * * * *', run: async () => undefined }], { now: clock.now });

@@ -35,7 +35,7 @@ export class Scheduler {
 
   /** The jobs that run the `run` schedules (named after them); the runner registers these. */
   jobs(): JobDefinition[] {
-    return [...this.byName.values()].flatMap((s) => ('run' in s ? [{ name: s.name, handle: () => s.run(), maxAttempts: s.maxAttempts ?? 1 } satisfies JobDefinition] : []));
+    return [...this.byName.values()].flatMap((s) => ('run' in s ? [{ name: s.name, handle: () => s.run(), maxAttempts: s.maxAttempts ?? 1, keepDone: s.keepDone } satisfies JobDefinition] : []));
   }
 
   /**

@@ -42,6 +42,12 @@ export interface JobDefinition<P = Record<string, unknown>> {
   };
   /** Failed runs before the job is `dead` (default 10). */
   maxAttempts?: number;
+  /**
+   * Whether a succeeded job stays in the table, as `done`, until the retention purges it (default true).
+   * False deletes it instead: a frequent housekeeping run whose history nobody reads would otherwise keep
+   * hundreds of thousands of rows (a run a second for the retention's 7 days). Failures are kept either way.
+   */
+  keepDone?: boolean;
   /** Delay before retry n (1-based; default exponential from 1 s, capped at an hour). */
   backoff?: (attempt: number) => number;
 }
@@ -60,6 +66,8 @@ interface ScheduleBase {
 export interface RunSchedule extends ScheduleBase {
   run(): Promise<void>;
   maxAttempts?: number;
+  /** False: a succeeded run is deleted rather than kept as done (JobDefinition.keepDone). */
+  keepDone?: boolean;
 }
 
 /** A schedule that enqueues a registered job with a fixed payload. */
