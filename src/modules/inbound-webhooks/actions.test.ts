@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { makeTenant, makeUser, type Api, type TenantFixture } from '../../../test/factories.ts';
@@ -276,10 +277,25 @@ describe('actions run as the configuration\'s creator', () => {
     expectError(denied, 422, 'UNPROCESSABLE');
     expect(denied.json().error.details).toMatchObject({ reason: 'permission_denied', required: ['client:create'] });
 
-    await t.database.db.updateTable('users').set({ is_inactive: true }).where('tenant', '=', ten.tenant).where('user_id', '=', integrator.userId).execute();
+    // Through the API, as an admin would: the cached owner goes with the change.
+    expectStatus(await ten.admin.put(`/api/v1/users/${integrator.userId}`, { is_inactive: true }), 200);
     const inactive = await send(ten, hook, { id: '3', name: 'Nobody Co' });
     expectError(inactive, 422, 'UNPROCESSABLE');
     expect(inactive.json().error.details).toMatchObject({ reason: 'owner_inactive' });
     expect(await countOf('clients', ten.tenant)).toBe(1);
+  });
+
+  it('the creator is cached between deliveries; a role change another process notifies applies to the next ones', async () => {
+    const ten = await makeTenant(t);
+    const role = await ten.admin.post('/api/v1/roles', { role_name: 'Integrator', permissions: ['inbound_webhook:create', 'inbound_webhook:read', 'client:create', 'client:update', 'client:read'] });
+    expectStatus(role, 201);
+    const integrator = await makeUser(t, ten.tenant, { role: 'Integrator' });
+    const hook = await direct(integrator.api, 'upsert_client_by_external_id', { external_id: 'id', client_name: 'name' });
+    expectStatus(await send(ten, hook, { id: '1', name: 'Owned Co' }), 200);
+    // What another process's role change does: the rows change and the auth channel is notified on commit.
+    await t.database.db.deleteFrom('role_permissions').where('tenant', '=', ten.tenant).where('role_id', '=', role.json().data.role_id).where('permission', '=', 'client:create').execute();
+    await sql`select pg_notify('psa_auth_invalidate', ${ten.tenant})`.execute(t.database.db);
+    let n = 1;
+    await expect.poll(async () => (await send(ten, hook, { id: String(++n), name: `Co ${n}` })).json().error?.details?.reason).toBe('permission_denied');
   });
 });

@@ -12,6 +12,7 @@ import { claimIdempotencyKey, finishDelivery, insertDelivery, releaseIdempotency
 import { ExpressionError, evaluateExpression } from './expressions.ts';
 import type { InboundWebhookSummaryRow } from './inbound-webhooks.repo.ts';
 import { mapFields } from './mapping.ts';
+import type { KeyCache } from '../../platform/auth/key-cache.ts';
 import { loadOwnerActor } from '../../platform/auth/owner-actor.ts';
 import { boundedKey } from './request-meta.ts';
 import type { InboundWorkflows } from './workflows.ts';
@@ -86,8 +87,8 @@ function failureOf(err: unknown, deliveryId: string, log: FastifyBaseLogger): Ap
 
 const errorBody = (e: AppError) => ({ error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } });
 
-export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistry; workflows?: InboundWorkflows }) {
-  const { db, registry } = deps;
+export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistry; workflows?: InboundWorkflows; keyCache?: KeyCache }) {
+  const { db, registry, keyCache } = deps;
 
   async function idempotencyKeyOf(call: InboundCall): Promise<string | null> {
     const source = call.webhook.idempotency_source;
@@ -132,7 +133,7 @@ export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistr
       throw new AppError('UNPROCESSABLE', `The action '${config.action}' of this webhook is not registered`, { reason: 'unknown_action', action: config.action ?? null });
     }
     const { definition } = registered;
-    const actor = await loadOwnerActor(db, webhook.tenant, webhook.created_by_user_id, webhook.inbound_webhook_id);
+    const actor = await loadOwnerActor(db, webhook.tenant, webhook.created_by_user_id, webhook.inbound_webhook_id, keyCache);
     if (!actor) {
       throw new AppError('UNPROCESSABLE', 'The webhook\'s creator is deactivated or deleted; its actions cannot run', { reason: 'owner_inactive', user_id: webhook.created_by_user_id });
     }

@@ -1,7 +1,6 @@
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
-import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB, InboundWebhooksTable } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { AppError, conflict, notFound } from '../../platform/http/errors.ts';
@@ -14,6 +13,7 @@ import { toActionInfo, toInboundWebhook, toInboundWebhookSummary } from './inbou
 import {
   deleteWebhook, findWebhook, findWebhookIdBySlug, insertWebhook, updateWebhook, webhookList, type InboundWebhookRow,
 } from './inbound-webhooks.repo.ts';
+import type { ReceiverConfigs } from './receiver-configs.ts';
 import { normalizeAuth, normalizeHandler, normalizeIdempotencySource, type SecretChange } from './inbound-webhooks.rules.ts';
 import type {
   ActionInfo, CreateInboundWebhookBody, InboundWebhook, ListInboundWebhooksQuery, UpdateInboundWebhookBody,
@@ -24,6 +24,8 @@ export interface InboundWebhooksDeps {
   secretBox: SecretBox;
   registry: ActionRegistry;
   publicUrl: string;
+  /** The receiver's cached configurations: every write here goes through it. */
+  configs: ReceiverConfigs;
 }
 
 /** A configuration, and the secret when the service generated one (shown in this response only). */
@@ -36,7 +38,7 @@ const DEFAULT_WINDOW_SECONDS = 86_400;
 const DEFAULT_RATE_PER_MINUTE = 600;
 
 export function createInboundWebhooksService(deps: InboundWebhooksDeps) {
-  const { db, secretBox, registry, publicUrl } = deps;
+  const { db, secretBox, registry, publicUrl, configs } = deps;
   const view = (actor: Actor, row: InboundWebhookRow) => toInboundWebhook(row, publicUrl, actor.tenantSlug);
 
   const load = async (executor: Kysely<DB> | Transaction<DB>, actor: Actor, id: string, lock = false): Promise<InboundWebhookRow> => {
@@ -76,7 +78,7 @@ export function createInboundWebhooksService(deps: InboundWebhooksDeps) {
       const auth = normalizeAuth(body.auth_type, body.auth_config, false);
       const idempotency = normalizeIdempotencySource(body.idempotency_source);
       const handler = normalizeHandler(body.handler_type, body.handler_config, actor, registry);
-      return withTransaction(db, async (trx) => {
+      return configs.write(actor.tenant, async (trx) => {
         await assertSlugFree(trx, actor.tenant, body.slug);
         const now = new Date();
         const row = await insertWebhook(trx, {
@@ -106,7 +108,7 @@ export function createInboundWebhooksService(deps: InboundWebhooksDeps) {
 
     /** Partial update; auth_config and handler_config, when sent, replace the stored ones (the secret stays unless sent). */
     async update(actor: Actor, id: string, body: UpdateInboundWebhookBody, ifMatch?: string): Promise<WithSecret> {
-      return withTransaction(db, async (trx) => {
+      return configs.write(actor.tenant, async (trx) => {
         const current = await load(trx, actor, id, true);
         assertIfMatch(ifMatch, view(actor, current));
         const now = new Date();
@@ -153,7 +155,7 @@ export function createInboundWebhooksService(deps: InboundWebhooksDeps) {
 
     /** Deliveries, idempotency keys and the sample go with it; external-id mappings stay (they name records). */
     async remove(actor: Actor, id: string, ifMatch?: string): Promise<void> {
-      await withTransaction(db, async (trx) => {
+      await configs.write(actor.tenant, async (trx) => {
         const current = await load(trx, actor, id, true);
         assertIfMatch(ifMatch, view(actor, current));
         await deleteWebhook(trx, actor.tenant, id);
@@ -162,7 +164,7 @@ export function createInboundWebhooksService(deps: InboundWebhooksDeps) {
 
     /** A new generated secret, valid at once; the old one stops working in the same commit. */
     async rotateSecret(actor: Actor, id: string): Promise<WithSecret> {
-      return withTransaction(db, async (trx) => {
+      return configs.write(actor.tenant, async (trx) => {
         const current = await load(trx, actor, id, true);
         if (!secretNeeded(current.auth_type)) {
           throw new AppError('UNPROCESSABLE', 'An ip_allowlist webhook has no secret to rotate', { auth_type: current.auth_type });
@@ -176,7 +178,7 @@ export function createInboundWebhooksService(deps: InboundWebhooksDeps) {
 
     /** The next verified request's body becomes the sample (replacing any earlier one). */
     async armCapture(actor: Actor, id: string): Promise<InboundWebhook> {
-      return withTransaction(db, async (trx) => {
+      return configs.write(actor.tenant, async (trx) => {
         await load(trx, actor, id, true);
         return view(actor, await updateWebhook(trx, actor.tenant, id, { sample_capture_requested_at: new Date() }));
       });
@@ -184,7 +186,7 @@ export function createInboundWebhooksService(deps: InboundWebhooksDeps) {
 
     /** Clears the sample and any pending capture. */
     async clearCapture(actor: Actor, id: string): Promise<void> {
-      await withTransaction(db, async (trx) => {
+      await configs.write(actor.tenant, async (trx) => {
         await load(trx, actor, id, true);
         await updateWebhook(trx, actor.tenant, id, { sample_payload: null, sample_captured_at: null, sample_capture_requested_at: null });
       });

@@ -2,7 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
+import type { Database } from '../../platform/db/database.ts';
 import type { DB } from '../../platform/db/schema.ts';
+import type { KeyCache } from '../../platform/auth/key-cache.ts';
 import type { BucketStore } from '../../platform/http/rate-limit/token-bucket.ts';
 import { createActionRegistry } from './actions/registry.ts';
 import { createDeliveriesService } from './deliveries/deliveries.service.ts';
@@ -11,6 +13,7 @@ import { createDispatcher } from './dispatch.ts';
 import { inboundWebhooksRoutes } from './inbound-webhooks.routes.ts';
 import { createInboundWebhooksService } from './inbound-webhooks.service.ts';
 import { createReceiver } from './receiver.ts';
+import { RECEIVER_CONFIGS_CHANNEL, ReceiverConfigs } from './receiver-configs.ts';
 import { InboundWorkflows } from './workflows.ts';
 import { receiverRoutes } from './receiver.routes.ts';
 import type { InboundAction } from '../../platform/actions/action.ts';
@@ -24,9 +27,13 @@ export type { InboundWorkflows, WorkflowDelivery, WorkflowHandler } from './work
 
 export interface InboundWebhooksModuleDeps {
   db: Kysely<DB>;
+  /** Carries the notifications that drop other processes' cached configurations. */
+  database: Database;
   config: Readonly<Config>;
   secretBox: SecretBox;
   buckets: BucketStore;
+  /** Caches the owners the direct actions run as (invalidated with the tenant's keys). */
+  keyCache: KeyCache;
   /** Every area's direct actions. */
   inboundActions(): readonly InboundAction[];
 }
@@ -39,11 +46,14 @@ export function createInboundWebhooksModule(deps: InboundWebhooksModuleDeps) {
   const { db, config, secretBox, buckets } = deps;
   const registry = createActionRegistry(deps.inboundActions);
   const workflows = new InboundWorkflows();
-  const dispatch = createDispatcher({ db, registry, workflows });
-  const service = createInboundWebhooksService({ db, secretBox, registry, publicUrl: config.publicUrl });
+  const dispatch = createDispatcher({ db, registry, workflows, keyCache: deps.keyCache });
+  const configs = new ReceiverConfigs(db);
+  const service = createInboundWebhooksService({ db, secretBox, registry, publicUrl: config.publicUrl, configs });
   const deliveries = createDeliveriesService({ db, dispatch, registry });
-  const receive = createReceiver({ db, secretBox, buckets, dispatch, trustProxy: config.trustProxy, authFailureLimit: config.authFailureLimit });
+  const receive = createReceiver({ db, configs, secretBox, buckets, dispatch, trustProxy: config.trustProxy, authFailureLimit: config.authFailureLimit });
   const routes: FastifyPluginAsyncTypebox = async (app) => {
+    const unlisten = await deps.database.listen(RECEIVER_CONFIGS_CHANNEL, () => configs.clear());
+    app.addHook('onClose', async () => unlisten());
     await app.register(inboundWebhooksRoutes(service));
     await app.register(deliveriesRoutes(deliveries));
   };

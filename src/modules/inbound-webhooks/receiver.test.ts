@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
@@ -255,6 +256,57 @@ describe('limits', () => {
     expectError(res, 404, 'NOT_FOUND');
     const [row] = await rowsOf(hook);
     expect(row).toMatchObject({ dispatch_status: 'rejected', response_status: 404, request_body: '{"a":1}' });
+  });
+});
+
+describe('the cached configuration', () => {
+  // The receiver keeps each configuration it looked up; every one of these requests comes after one that
+  // cached it, so each change must reach the very next request.
+  const put = (hook: InboundJson, body: Record<string, unknown>) => ten.admin.put(`/api/v1/inbound-webhooks/${hook.inbound_webhook_id}`, body);
+
+  it('a rotated secret, a deactivation, a new slug and a deletion apply to the next request', async () => {
+    const hook = await makeInbound(ten.admin);
+    expectStatus(await receive(t, ten.slug, hook.slug, signed(hook.secret!, { n: 1 })), 202);
+
+    const rotated = await ten.admin.post(`/api/v1/inbound-webhooks/${hook.inbound_webhook_id}/rotate-secret`);
+    expectStatus(rotated, 200);
+    const secret = rotated.json().data.secret as string;
+    expectError(await receive(t, ten.slug, hook.slug, signed(hook.secret!, { n: 2 })), 401, 'UNAUTHORIZED');
+    expectStatus(await receive(t, ten.slug, hook.slug, signed(secret, { n: 3 })), 202);
+
+    expectStatus(await put(hook, { is_active: false }), 200);
+    expectError(await receive(t, ten.slug, hook.slug, signed(secret, { n: 4 })), 404, 'NOT_FOUND');
+    expectStatus(await put(hook, { is_active: true }), 200);
+    expectStatus(await receive(t, ten.slug, hook.slug, signed(secret, { n: 5 })), 202);
+
+    const renamed = `${hook.slug}-renamed`;
+    expectStatus(await put(hook, { slug: renamed }), 200);
+    const gone = await receive(t, ten.slug, hook.slug, signed(secret, { n: 6 }));
+    expectError(gone, 404, 'NOT_FOUND');
+    expect(gone.json().error.message).toBe('No such inbound webhook');
+    expectStatus(await receive(t, ten.slug, renamed, signed(secret, { n: 7 })), 202);
+
+    expectStatus(await ten.admin.delete(`/api/v1/inbound-webhooks/${hook.inbound_webhook_id}`), 204);
+    expectError(await receive(t, ten.slug, renamed, signed(secret, { n: 8 })), 404, 'NOT_FOUND');
+  });
+
+  it('a change notified by another process drops the cached configuration', async () => {
+    const hook = await makeInbound(ten.admin);
+    expectStatus(await receive(t, ten.slug, hook.slug, signed(hook.secret!, { n: 1 })), 202);
+    // What another API process's write does: the row changes, and the notification follows its commit.
+    await t.database.db.updateTable('inbound_webhooks').set({ is_active: false }).where('tenant', '=', ten.tenant).where('inbound_webhook_id', '=', hook.inbound_webhook_id).execute();
+    await sql`select pg_notify('psa_inbound_webhooks_invalidate', '')`.execute(t.database.db);
+    await expect.poll(async () => (await receive(t, ten.slug, hook.slug, signed(hook.secret!, { n: 2 }))).statusCode).toBe(404);
+  });
+
+  it('a capture armed after the configuration was cached takes the next body, and only that one', async () => {
+    const hook = await makeInbound(ten.admin);
+    expectStatus(await receive(t, ten.slug, hook.slug, signed(hook.secret!, { n: 1 })), 202);
+    expectStatus(await ten.admin.post(`/api/v1/inbound-webhooks/${hook.inbound_webhook_id}/capture-sample`), 200);
+    expectStatus(await receive(t, ten.slug, hook.slug, signed(hook.secret!, { n: 2 })), 202);
+    expectStatus(await receive(t, ten.slug, hook.slug, signed(hook.secret!, { n: 3 })), 202);
+    const got = (await ten.admin.get(`/api/v1/inbound-webhooks/${hook.inbound_webhook_id}`)).json().data as InboundJson;
+    expect(got).toMatchObject({ sample_payload: { n: 2 }, sample_capture_pending: false });
   });
 });
 

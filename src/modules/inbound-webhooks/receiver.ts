@@ -10,7 +10,8 @@ import { clientIp, generateSecret, verifyAgainstNothing, verifyCredentials, type
 import { insertDelivery } from './deliveries/deliveries.repo.ts';
 import type { Dispatcher } from './dispatch.ts';
 import { nestsDeeper } from './expressions.ts';
-import { captureSample, findForReceiver } from './inbound-webhooks.repo.ts';
+import { captureSample } from './inbound-webhooks.repo.ts';
+import type { ReceiverConfigs } from './receiver-configs.ts';
 import { filterHeaders, redactedPath } from './request-meta.ts';
 
 /** Deepest nesting of a body the receiver accepts (mappings and records stay safe to walk). */
@@ -19,6 +20,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface ReceiverDeps {
   db: Kysely<DB>;
+  /** The configurations by slug, cached (the lookup every delivery starts with). */
+  configs: ReceiverConfigs;
   secretBox: SecretBox;
   buckets: BucketStore;
   dispatch: Dispatcher;
@@ -95,7 +98,7 @@ export function createReceiver(deps: ReceiverDeps) {
     const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const credentials: RequestCredentials = { headers: request.headers, query: request.query as Record<string, unknown>, rawBody, sourceIp: ip };
 
-    const webhook = await findForReceiver(db, tenantSlug, webhookSlug);
+    const webhook = await deps.configs.find(tenantSlug, webhookSlug);
     if (!webhook) {
       secretBox.decrypt(sealedDummy);
       verifyAgainstNothing(credentials);
@@ -144,7 +147,10 @@ export function createReceiver(deps: ReceiverDeps) {
       return refused(base, 'rejected', new AppError('BAD_REQUEST', `The request body nests deeper than ${MAX_BODY_DEPTH} levels`, { delivery_id: deliveryId }), startedAt);
     }
 
-    if (webhook.sample_capture_requested_at !== null) await captureSample(db, webhook.tenant, webhook.inbound_webhook_id, text, receivedAt);
+    if (webhook.sample_capture_requested_at !== null) {
+      // Through the cache's write: the capture ends, so no process keeps offering the next body as the sample.
+      await deps.configs.write(webhook.tenant, (trx) => captureSample(trx, webhook.tenant, webhook.inbound_webhook_id, text, receivedAt));
+    }
 
     if (!webhook.is_active) {
       const error = new AppError('NOT_FOUND', 'This inbound webhook is inactive', { delivery_id: deliveryId });

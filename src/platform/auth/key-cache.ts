@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { TenantCache } from '../tenant-cache.ts';
 import type { Actor } from './context.ts';
 
 /** Every permission the user's roles grant (a correlated subquery over the given tenant and user columns). */
@@ -17,39 +18,39 @@ export interface KeyRecord {
 }
 
 export const AUTH_CHANNEL = 'psa_auth_invalidate';
-const TTL_MS = 60_000;
-const MAX_ENTRIES = 50_000;
+
+/** A configuration's owner as an actor, without the configuration it acts for (loadOwnerActor adds it). */
+export type OwnerRecord = Omit<Actor, 'apiKeyId'>;
 
 /**
- * API key → actor cache. Any change to keys, users, roles or permissions of a tenant calls
+ * API key → actor cache, and owner → actor for the configurations that act for their owner (inbound
+ * webhooks). Any change to keys, users, roles or permissions of a tenant calls
  * `notifyAuthChange(trx, tenant)`; the NOTIFY reaches every process on commit and drops that
- * tenant's entries, so revocation is effective at once. The TTL bounds staleness if a notification
- * is ever missed (for example while a listener reconnects).
+ * tenant's entries, so revocation is effective at once (tenant-cache.ts).
  */
 export class KeyCache {
-  private entries = new Map<string, { record: KeyRecord; loadedAt: number }>();
+  private keys = new TenantCache<KeyRecord>((r) => r.actor.tenant);
+  private owners = new TenantCache<OwnerRecord>((o) => o.tenant);
 
   constructor(private readonly db: Kysely<DB>) {}
 
-  async resolve(keyHash: string): Promise<KeyRecord | undefined> {
-    const hit = this.entries.get(keyHash);
-    if (hit && Date.now() - hit.loadedAt < TTL_MS) return hit.record;
-    const record = await this.load(keyHash);
-    if (!record) {
-      this.entries.delete(keyHash);
-      return undefined;
-    }
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(keyHash, { record, loadedAt: Date.now() });
-    return record;
+  resolve(keyHash: string): Promise<KeyRecord | undefined> {
+    return this.keys.get(keyHash, () => this.load(keyHash));
+  }
+
+  /** The owner `userId` of `tenant` as `load` finds them, kept under the same invalidation as the keys. */
+  resolveOwner(tenant: string, userId: string, load: () => Promise<OwnerRecord | undefined>): Promise<OwnerRecord | undefined> {
+    return this.owners.get(`${tenant}/${userId}`, load);
   }
 
   invalidateTenant(tenant: string): void {
-    for (const [hash, { record }] of this.entries) if (record.actor.tenant === tenant) this.entries.delete(hash);
+    this.keys.invalidateTenant(tenant);
+    this.owners.invalidateTenant(tenant);
   }
 
   clear(): void {
-    this.entries.clear();
+    this.keys.clear();
+    this.owners.clear();
   }
 
   private async load(keyHash: string): Promise<KeyRecord | undefined> {
