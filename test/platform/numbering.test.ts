@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql, type Kysely } from 'kysely';
+import { ASYNC_COMMIT } from '../../src/platform/db/async-commit.ts';
 import { withTransaction } from '../../src/platform/db/executor.ts';
-import { nextNumberInTrx } from '../../src/platform/db/numbering.ts';
+import { nextNumberInTrx, withReservedNumber } from '../../src/platform/db/numbering.ts';
+import type { DB } from '../../src/platform/db/schema.ts';
 import { expectStatus, makeClient } from '../client-factories.ts';
 import { makeTenant } from '../factories.ts';
 import { buildTestApp, type TestApp } from '../harness.ts';
@@ -58,6 +61,24 @@ describe('record numbers', () => {
     await makeTicket(admin, client.client_id);
     expect(await withTransaction(t.database.db, (trx) => nextNumberInTrx(trx, tenant, 'ticket'))).toBe(2);
     expect((await makeTicket(admin, client.client_id)).ticket_number).toBe('T-000003');
+  });
+
+  it('the reservation commits without waiting for its flush, and only it: the create and the connection stay synchronous', async () => {
+    const { tenant } = await makeTenant(t);
+    const setting = async (db: Kysely<DB>) => (await sql<{ v: string }>`select current_setting('synchronous_commit') as v`.execute(db)).rows[0]!.v;
+    // One connection throughout, so a setting the reservation left behind would show.
+    await t.database.db.connection().execute(async (conn) => {
+      expect(await withTransaction(conn, async (trx) => {
+        await sql`select ${ASYNC_COMMIT}`.execute(trx);
+        return setting(trx);
+      })).toBe('off');
+      expect(await setting(conn)).toBe('on');
+
+      const inCreate = await withReservedNumber(conn, tenant, 'ticket', async (trx, seq) => ({ seq, commit: await setting(trx) }));
+      expect(inCreate).toEqual({ seq: 1, commit: 'on' });
+      expect(await setting(conn)).toBe('on');
+    });
+    expect(await reservations(tenant)).toEqual([]);
   });
 
   it('projects are numbered the same way, separately from tickets', async () => {

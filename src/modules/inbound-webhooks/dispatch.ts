@@ -8,7 +8,7 @@ import { AppError } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { createExternalIds } from './actions/external-ids.ts';
 import type { ActionRegistry } from './actions/registry.ts';
-import { claimIdempotencyKey, finishDelivery, insertDelivery, releaseIdempotencyKey } from './deliveries/deliveries.repo.ts';
+import { claimIdempotencyKey, finishDelivery, insertDelivery, insertProcessingDelivery, releaseIdempotencyKey } from './deliveries/deliveries.repo.ts';
 import { ExpressionError, evaluateExpression } from './expressions.ts';
 import type { InboundWebhookSummaryRow } from './inbound-webhooks.repo.ts';
 import { mapFields } from './mapping.ts';
@@ -244,7 +244,7 @@ export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistr
         return { deliveryId, statusCode: 409, error };
       }
     } else {
-      await insertDelivery(db, { ...row, idempotency_key: key, dispatch_status: 'processing' });
+      await insertProcessingDelivery(db, { ...row, idempotency_key: key, dispatch_status: 'processing' });
     }
 
     try {

@@ -4,7 +4,7 @@ import type { Config } from '../../config.ts';
 import type { SecretBox } from '../../platform/crypto/secret-box.ts';
 import type { Database } from '../../platform/db/database.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import type { KeyCache } from '../../platform/auth/key-cache.ts';
+import { AUTH_CHANNEL, type KeyCache } from '../../platform/auth/key-cache.ts';
 import type { BucketStore } from '../../platform/http/rate-limit/token-bucket.ts';
 import { createActionRegistry } from './actions/registry.ts';
 import { createDeliveriesService } from './deliveries/deliveries.service.ts';
@@ -52,8 +52,11 @@ export function createInboundWebhooksModule(deps: InboundWebhooksModuleDeps) {
   const deliveries = createDeliveriesService({ db, dispatch, registry });
   const receive = createReceiver({ db, configs, secretBox, buckets, dispatch, trustProxy: config.trustProxy, authFailureLimit: config.authFailureLimit });
   const routes: FastifyPluginAsyncTypebox = async (app) => {
-    const unlisten = await deps.database.listen(RECEIVER_CONFIGS_CHANNEL, () => configs.clear());
-    app.addHook('onClose', async () => unlisten());
+    const unlisten = [
+      await deps.database.listen(RECEIVER_CONFIGS_CHANNEL, () => configs.clear()),
+      await deps.database.listen(AUTH_CHANNEL, (tenant) => (tenant ? configs.invalidateTenant(tenant) : configs.clear())),
+    ];
+    app.addHook('onClose', async () => { for (const stop of unlisten) await stop(); });
     await app.register(inboundWebhooksRoutes(service));
     await app.register(deliveriesRoutes(deliveries));
   };

@@ -35,4 +35,12 @@ export class ReceiverConfigs {
   clear(): void {
     this.cache.clear();
   }
+
+  /**
+   * A change to the tenant's users (the auth channel): deleting a user clears `created_by_user_id` on the
+   * configurations they made, a write that does not pass through here.
+   */
+  invalidateTenant(tenant: string): void {
+    this.cache.invalidateTenant(tenant);
+  }
 }

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { conflict } from '../http/errors.ts';
 import type { DB } from './schema.ts';
 import { withTransaction } from './executor.ts';
+import { ASYNC_COMMIT } from './async-commit.ts';
 import { PREPARE_MARK } from './prepared.ts';
 
 /**
@@ -70,9 +71,12 @@ async function reserve(db: Kysely<DB>, tenant: string, sequence: NumberSequence,
   const counter = sql.table(COUNTERS[sequence]);
   // One statement: reclaim the lowest expired reservation (skipping ones another create is reclaiming),
   // or take the counter's next number and record it as reserved. Prepared, like the reservation's delete:
-  // every create runs both, and on PostgreSQL parsing and planning them cost more than running them.
+  // every create runs both, and on PostgreSQL parsing and planning them cost more than running them. Its
+  // commit does not wait for the WAL flush (async-commit.ts): the create's own commit follows and flushes it,
+  // and the counter row is no longer locked through a flush per create.
   const { rows } = await sql<{ seq: number }>`
-    with reclaimed as (
+    with async_commit as (select ${ASYNC_COMMIT}),
+    reclaimed as (
       update number_reservations r set reserved_until = ${until}
       where (r.tenant, r.sequence, r.seq) = (
         select tenant, sequence, seq from number_reservations
@@ -86,6 +90,6 @@ async function reserve(db: Kysely<DB>, tenant: string, sequence: NumberSequence,
     recorded as (
       insert into number_reservations (tenant, sequence, seq, reserved_until) select ${tenant}, ${sequence}, last_number, ${until} from bumped
       returning seq)
-    select seq from reclaimed union all select seq from recorded${sql.raw(PREPARE_MARK)}`.execute(db);
+    select u.seq from (select seq from reclaimed union all select seq from recorded) u, async_commit${sql.raw(PREPARE_MARK)}`.execute(db);
   return Number(rows[0]!.seq);
 }

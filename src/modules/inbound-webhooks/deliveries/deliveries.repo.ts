@@ -1,14 +1,24 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { ASYNC_COMMIT } from '../../../platform/db/async-commit.ts';
 import type { Executor } from '../../../platform/db/executor.ts';
 import { PREPARE_MARK } from '../../../platform/db/prepared.ts';
 import { defineList } from '../../../platform/http/list.ts';
-import type { InboundAuthStatus, InboundDispatchStatus, InboundWebhookDeliveriesTable } from '../../../platform/db/schema.ts';
+import type { DB, InboundAuthStatus, InboundDispatchStatus, InboundWebhookDeliveriesTable } from '../../../platform/db/schema.ts';
 
 export type DeliveryRow = Selectable<InboundWebhookDeliveriesTable>;
 
 // Both run on every delivery, prepared: their texts vary only with the outcome's columns, a few shapes.
 export async function insertDelivery(db: Executor, row: Insertable<InboundWebhookDeliveriesTable>): Promise<void> {
   await db.insertInto('inbound_webhook_deliveries').values(row).modifyEnd(sql.raw(PREPARE_MARK)).execute();
+}
+
+/**
+ * The delivery on record while its handler runs (no idempotency key to claim with it). Its commit does not
+ * wait for the WAL flush (async-commit.ts): the handler's own commit, or the delivery's finishing update,
+ * always follows and flushes it.
+ */
+export async function insertProcessingDelivery(db: Kysely<DB>, row: Insertable<InboundWebhookDeliveriesTable>): Promise<void> {
+  await db.insertInto('inbound_webhook_deliveries').values(row).returning(ASYNC_COMMIT.as('async_commit')).modifyEnd(sql.raw(PREPARE_MARK)).execute();
 }
 
 export async function finishDelivery(db: Executor, tenant: string, deliveryId: string, set: Updateable<InboundWebhookDeliveriesTable>): Promise<void> {
