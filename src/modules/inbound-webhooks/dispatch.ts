@@ -210,7 +210,7 @@ export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistr
             expiresAt: new Date(call.receivedAt.getTime() + webhook.idempotency_window_seconds * 1000),
           });
           if (claim.claimed) {
-            await insertDelivery(trx, { ...row, idempotency_key: liveKey, dispatch_status: 'processing' });
+            await insertProcessingDelivery(trx, { ...row, idempotency_key: liveKey, dispatch_status: 'processing' });
             return claim;
           }
           if (claim.originalDeliveryId) {

@@ -13,9 +13,10 @@ export async function insertDelivery(db: Executor, row: Insertable<InboundWebhoo
 }
 
 /**
- * The delivery on record while its handler runs (no idempotency key to claim with it). Its commit does not
- * wait for the WAL flush (async-commit.ts): the handler's own commit, or the delivery's finishing update,
- * always follows and flushes it.
+ * The delivery on record while its handler runs, on its own or in the transaction that claims its
+ * idempotency key. That commit does not wait for the WAL flush (async-commit.ts): the handler's own commit,
+ * or the delivery's finishing update, always follows and flushes it. A crash before then loses the delivery
+ * and its claim together, and the sender, who got no answer, sends it again.
  */
 export async function insertProcessingDelivery(db: Kysely<DB>, row: Insertable<InboundWebhookDeliveriesTable>): Promise<void> {
   await db.insertInto('inbound_webhook_deliveries').values(row).returning(ASYNC_COMMIT.as('async_commit')).modifyEnd(sql.raw(PREPARE_MARK)).execute();
