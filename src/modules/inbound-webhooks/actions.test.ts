@@ -261,18 +261,24 @@ describe('mapping failures are 422 and write nothing', () => {
 });
 
 describe('actions run as the configuration\'s creator', () => {
-  it('a deactivated creator or one who lost the permission fails the delivery with 422', async () => {
+  /** A tenant whose Integrator (a role that may create clients) made a client-upserting webhook. */
+  async function integratorWebhook() {
     const ten = await makeTenant(t);
     const role = await ten.admin.post('/api/v1/roles', { role_name: 'Integrator', permissions: ['inbound_webhook:create', 'inbound_webhook:read', 'client:create', 'client:update', 'client:read'] });
     expectStatus(role, 201);
     const integrator = await makeUser(t, ten.tenant, { role: 'Integrator' });
     const hook = await direct(integrator.api, 'upsert_client_by_external_id', { external_id: 'id', client_name: 'name' });
+    return { ten, roleId: role.json().data.role_id as string, integrator, hook };
+  }
+
+  it('a deactivated creator or one who lost the permission fails the delivery with 422', async () => {
+    const { ten, roleId, integrator, hook } = await integratorWebhook();
     expect(hook.created_by_user_id).toBe(integrator.userId);
     const ok = await send(ten, hook, { id: '1', name: 'Owned Co' });
     expectStatus(ok, 200);
     expect((await eventsOf(t, ten.tenant, ok.json().result.entity_id))[0]!.event_type).toBe('client.created');
 
-    expectStatus(await ten.admin.put(`/api/v1/roles/${role.json().data.role_id}`, { permissions: ['inbound_webhook:create', 'inbound_webhook:read', 'client:read', 'client:update'] }), 200);
+    expectStatus(await ten.admin.put(`/api/v1/roles/${roleId}`, { permissions: ['inbound_webhook:create', 'inbound_webhook:read', 'client:read', 'client:update'] }), 200);
     const denied = await send(ten, hook, { id: '2', name: 'Denied Co' });
     expectError(denied, 422, 'UNPROCESSABLE');
     expect(denied.json().error.details).toMatchObject({ reason: 'permission_denied', required: ['client:create'] });
@@ -285,15 +291,11 @@ describe('actions run as the configuration\'s creator', () => {
     expect(await countOf('clients', ten.tenant)).toBe(1);
   });
 
-  it('the creator is cached between deliveries; a role change another process notifies applies to the next ones', async () => {
-    const ten = await makeTenant(t);
-    const role = await ten.admin.post('/api/v1/roles', { role_name: 'Integrator', permissions: ['inbound_webhook:create', 'inbound_webhook:read', 'client:create', 'client:update', 'client:read'] });
-    expectStatus(role, 201);
-    const integrator = await makeUser(t, ten.tenant, { role: 'Integrator' });
-    const hook = await direct(integrator.api, 'upsert_client_by_external_id', { external_id: 'id', client_name: 'name' });
+  it('a role change another process notifies reaches the creator cached by earlier deliveries', async () => {
+    const { ten, roleId, hook } = await integratorWebhook();
     expectStatus(await send(ten, hook, { id: '1', name: 'Owned Co' }), 200);
     // What another process's role change does: the rows change and the auth channel is notified on commit.
-    await t.database.db.deleteFrom('role_permissions').where('tenant', '=', ten.tenant).where('role_id', '=', role.json().data.role_id).where('permission', '=', 'client:create').execute();
+    await t.database.db.deleteFrom('role_permissions').where('tenant', '=', ten.tenant).where('role_id', '=', roleId).where('permission', '=', 'client:create').execute();
     await sql`select pg_notify('psa_auth_invalidate', ${ten.tenant})`.execute(t.database.db);
     let n = 1;
     await expect.poll(async () => (await send(ten, hook, { id: String(++n), name: `Co ${n}` })).json().error?.details?.reason).toBe('permission_denied');

@@ -87,7 +87,7 @@ function failureOf(err: unknown, deliveryId: string, log: FastifyBaseLogger): Ap
 
 const errorBody = (e: AppError) => ({ error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } });
 
-export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistry; workflows?: InboundWorkflows; keyCache?: KeyCache }) {
+export function createDispatcher(deps: { db: Kysely<DB>; registry: ActionRegistry; workflows?: InboundWorkflows; keyCache: KeyCache }) {
   const { db, registry, keyCache } = deps;
 
   async function idempotencyKeyOf(call: InboundCall): Promise<string | null> {

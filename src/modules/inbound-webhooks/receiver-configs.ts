@@ -9,7 +9,7 @@ export const RECEIVER_CONFIGS_CHANNEL = 'psa_inbound_webhooks_invalidate';
 
 /**
  * The configurations the receiver has looked up, by tenant slug and webhook slug: a delivery then starts
- * without a round trip. Every write to `inbound_webhooks` goes through `writeConfigs`, which drops the
+ * without a round trip. Every write to `inbound_webhooks` goes through `write`, which drops the
  * tenant's entries in this process when it commits and notifies the others (tenant-cache.ts).
  */
 export class ReceiverConfigs {
