@@ -12,6 +12,7 @@ import { newId } from '../../platform/ids.ts';
 import { portalClientId } from '../clients/index.ts';
 import { emitTicketDeleted, emitTicketEvents, suppressOf } from './tickets.events.ts';
 import { toTicket } from './tickets.mapper.ts';
+import { ticketSearchDocument } from './tickets.search.ts';
 import { deleteTicket, findContactRef, findTicketDefaults, findTicketView, findUserRef, insertTags, insertTicket, ticketList } from './tickets.repo.ts';
 import { assertBoardTakesTickets, assertMayAssign, checkReferences, normalizeTags, portalScopeOf, REF_FIELDS, requireVisibleTicket, type RefField, type TicketRefs } from './tickets.rules.ts';
 import type {
@@ -22,7 +23,7 @@ import type {
   TicketStatusBody,
   UpdateTicketBody,
 } from './tickets.schemas.ts';
-import { syncSearch } from '../../platform/search/writer.ts';
+import { syncSearch, upsertSearchDocuments } from '../../platform/search/writer.ts';
 import { syncTags } from './tags/tags.sync.ts';
 import { applyTicketPatch, type TicketPatch } from './tickets.writes.ts';
 
@@ -139,9 +140,10 @@ export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body
     closed_at: closed ? now : null,
   });
   await insertTags(trx, tenant, ticketId, tags, now);
-  await syncSearch(trx, tenant, 'ticket', [ticketId]);
-  await syncTags(trx, tenant, tags);
   const row = (await findTicketView(trx, tenant, ticketId))!;
+  // Indexed from the view just read: the search loader would read the same columns again.
+  await upsertSearchDocuments(trx, tenant, [ticketSearchDocument(row)]);
+  await syncTags(trx, tenant, tags);
   await emitTicketEvents(trx, row, [TICKET_EVENTS.created], { previousStatus: null, suppress, publicUrl });
   return toTicket(row);
 }

@@ -4,8 +4,9 @@ import type { DB } from '../../platform/db/schema.ts';
 import { emitTicketEvents, eventsOfChange, type TicketChanges } from './tickets.events.ts';
 import type { Suppress } from './tickets.mapper.ts';
 import { findTicketView, replaceTags, updateTicket, type TicketViewRow } from './tickets.repo.ts';
-import { syncSearch } from '../../platform/search/writer.ts';
+import { syncSearch, upsertSearchDocuments } from '../../platform/search/writer.ts';
 import { commentIdsOfTickets } from './comments/comments.search.ts';
+import { ticketSearchDocument } from './tickets.search.ts';
 import { syncTags } from './tags/tags.sync.ts';
 import { apiField, assertMayAssign, checkReferences, REF_FIELDS, sameTags, type RefField, type TicketRefs } from './tickets.rules.ts';
 
@@ -63,7 +64,8 @@ export async function applyTicketPatch(
   if (tagsChanged) await replaceTags(trx, actor.tenant, current.ticket_id, patch.tags!, now);
 
   const after = (await findTicketView(trx, actor.tenant, current.ticket_id))!;
-  await syncSearch(trx, actor.tenant, 'ticket', [current.ticket_id]);
+  // Indexed from the view just read: the search loader would read the same columns again.
+  await upsertSearchDocuments(trx, actor.tenant, [ticketSearchDocument(after)]);
   // Comment rows embed the ticket's title and client.
   if ('title' in set || 'client_id' in set) await syncSearch(trx, actor.tenant, 'ticket_comment', await commentIdsOfTickets(trx, actor.tenant, [current.ticket_id]));
   if (tagsChanged) await syncTags(trx, actor.tenant, [...current.tags, ...after.tags]);
