@@ -13,6 +13,31 @@ import { listTaskIds } from './tasks/tasks.repo.ts';
 
 const joinSubtitle = (...parts: (string | null | undefined)[]) => parts.filter((p) => p).join(' | ');
 
+/** What a project's search document is built from: a row of `load` below, or a project view the writer just read. */
+export interface ProjectDocumentSource {
+  project_id: string;
+  project_name: string;
+  project_number: string;
+  description: string | null;
+  client_id: string | null;
+  updated_at: Date;
+  client_name: string | null;
+}
+
+export function projectSearchDocument(r: ProjectDocumentSource): SearchDocument {
+  return {
+    type: 'project',
+    id: r.project_id,
+    title: r.project_name,
+    subtitle: joinSubtitle(r.client_name, r.project_number),
+    body: r.description,
+    url: `/projects/${r.project_id}`,
+    identifier: r.project_number,
+    clientId: r.client_id,
+    updatedAt: r.updated_at,
+  };
+}
+
 export const projectIndexer: SearchIndexer = {
   type: 'project',
   async load(db, tenant, ids) {
@@ -23,19 +48,9 @@ export const projectIndexer: SearchIndexer = {
       .select(['p.project_id', 'p.project_name', 'p.project_number', 'p.description', 'p.client_id', 'p.updated_at', 'cl.client_name'])
       .where('p.tenant', '=', tenant)
       .where('p.project_id', 'in', [...ids])
-      .modifyEnd(prepareIf(ids.length === 1)) // every project write re-indexes its one project
+      .modifyEnd(prepareIf(ids.length === 1)) // a delete re-indexes its one project
       .execute();
-    return rows.map((r): SearchDocument => ({
-      type: 'project',
-      id: r.project_id,
-      title: r.project_name,
-      subtitle: joinSubtitle(r.client_name, r.project_number),
-      body: r.description,
-      url: `/projects/${r.project_id}`,
-      identifier: r.project_number,
-      clientId: r.client_id,
-      updatedAt: r.updated_at,
-    }));
+    return rows.map(projectSearchDocument);
   },
   listIds: listProjectIds,
 };

@@ -8,13 +8,14 @@ import { unprocessable, validation } from '../../platform/http/errors.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
 import { newId } from '../../platform/ids.ts';
 import { portalClientId } from '../clients/index.ts';
-import { syncSearch } from '../../platform/search/writer.ts';
+import { syncSearch, upsertSearchDocuments } from '../../platform/search/writer.ts';
 import { emitProjectDeleted, emitProjectEvents, eventsOfProjectChange, type Changes } from './projects.events.ts';
 import { hours, toProject } from './projects.mapper.ts';
 import { deleteProject, findProjectView, insertProject, updateProject } from './projects.repo.ts';
 import { checkDates, checkHours, checkProjectRefs, requireVisibleProject, type ProjectRefField, type ProjectRefs } from './projects.rules.ts';
 import type { CreateProjectBody, Project, UpdateProjectBody } from './projects.schemas.ts';
 import { resyncProjectTree } from './projects.resync.ts';
+import { projectSearchDocument } from './projects.search.ts';
 import { findDefaultProjectStatus, insertDefaultMappings } from './statuses/statuses.repo.ts';
 
 /** What every write needs beyond the transaction: the base of event URLs, and If-Match for PUT/DELETE. */
@@ -79,7 +80,8 @@ export async function createProjectInTrx(trx: Transaction<DB>, actor: Actor, bod
   await insertDefaultMappings(trx, tenant, projectId, newId);
   const row = (await findProjectView(trx, tenant, projectId))!;
   await emitProjectEvents(trx, row, [PROJECT_EVENTS.created], { publicUrl: ctx.publicUrl });
-  await syncSearch(trx, tenant, 'project', [projectId]);
+  // Indexed from the view just read: the search loader would read the same columns again.
+  await upsertSearchDocuments(trx, tenant, [projectSearchDocument(row)]);
   return toProject(row);
 }
 
@@ -131,7 +133,7 @@ export async function updateProjectInTrx(trx: Transaction<DB>, actor: Actor, pro
   const after = (await findProjectView(trx, tenant, projectId))!;
   const previousStatus = 'status_id' in changes ? { status_id: current.status_id, status_name: current.status_name } : null;
   await emitProjectEvents(trx, after, eventsOfProjectChange(current, after, changes), { publicUrl: ctx.publicUrl, previousStatus, changes });
-  await syncSearch(trx, tenant, 'project', [projectId]);
+  await upsertSearchDocuments(trx, tenant, [projectSearchDocument(after)]);
   // Rows under the project carry its client (portal scoping) and name (subtitles) in search.
   if ('client_id' in set || 'project_name' in set) await resyncProjectTree(trx, tenant, projectId);
   return toProject(after);

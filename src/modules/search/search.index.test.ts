@@ -4,6 +4,7 @@ import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { makeTenant } from '../../../test/factories.ts';
 import { expectStatus, makeClient, makeContact } from '../../../test/client-factories.ts';
 import { makeTicket } from '../../../test/ticket-factories.ts';
+import { makeProject } from '../../../test/project-factories.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import { newId } from '../../platform/ids.ts';
 import { searchReindexCommand } from './reindex.cli.ts';
@@ -40,6 +41,30 @@ describe('search index maintenance', () => {
     expectStatus(await admin.delete(`/api/v1/tickets/${ticket.ticket_id}`), 204);
     expect((await search(admin, { query: b })).totalCount).toBe(0);
     expect((await search(admin, { query: a })).totalCount).toBe(0);
+  });
+
+  it('a ticket or project create and update write the document a re-index would write', async () => {
+    // Those writes build the document from the view they read; the re-index builds it from the loader's rows.
+    const { admin, tenant } = await makeTenant(t);
+    const [a, b] = [word(), word()];
+    const client = await makeClient(admin);
+    const ticket = await makeTicket(admin, client.client_id, { title: `${a} monitor`, description: 'flickers at night' });
+    const project = await makeProject(admin, { project_name: `${a} rollout`, client_id: client.client_id, description: 'phase one' });
+    const untouched = await makeProject(admin, { project_name: `${a} audit` });
+    expectStatus(await admin.put(`/api/v1/tickets/${ticket.ticket_id}`, { title: `${b} monitor` }), 200);
+    expectStatus(await admin.put(`/api/v1/projects/${project.project_id}`, { project_name: `${b} rollout` }), 200);
+    const documents = () => t.database.db.selectFrom('search_documents')
+      .select(['object_type', 'object_id', 'title', 'subtitle', 'body', 'url', 'identifier', 'client_id', 'updated_at', 'indexed_at'])
+      .where('tenant', '=', tenant).where('object_type', 'in', ['ticket', 'project']).orderBy('object_id').execute();
+    const written = await documents();
+    expect(written.map((d) => d.title).sort()).toEqual([`${a} audit`, `${b} monitor`, `${b} rollout`].sort());
+    expect(written.find((d) => d.object_id === ticket.ticket_id)).toMatchObject({ subtitle: `${client.client_name} | ${ticket.ticket_number}`, body: 'flickers at night', client_id: client.client_id });
+    await withTransaction(t.database.db, async (trx) => {
+      await syncSearch(trx, tenant, 'ticket', [ticket.ticket_id]);
+      await syncSearch(trx, tenant, 'project', [project.project_id, untouched.project_id]);
+    });
+    // Unchanged content is not rewritten, so equal rows (indexed_at included) mean equal documents.
+    expect(await documents()).toEqual(written);
   });
 
   it('refreshes the subtitles embedding a client name when the client is renamed', async () => {
