@@ -11,6 +11,8 @@ const SYNC_CHUNK = 1000;
  * write of an indexed record (create, update, delete) with the same `trx`, so a committed write is
  * searchable at once and a rolled-back one leaves no trace. Ids whose record is gone are removed,
  * together with the rows that name them as parent (comments of a deleted ticket, tasks of a phase).
+ * A write already holding every column of its record's document may pass it to upsertSearchDocuments
+ * instead (README).
  */
 export async function syncSearch(db: Executor, tenant: string, type: string, ids: readonly string[]): Promise<void> {
   const indexer = searchIndexerOf(type);
