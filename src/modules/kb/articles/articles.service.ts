@@ -1,3 +1,4 @@
+import slugify from '@sindresorhus/slugify';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import { withTransaction, type Executor } from '../../../platform/db/executor.ts';
@@ -80,8 +81,6 @@ async function assertCategory(db: Executor, tenant: string, id: string | null | 
  * creates with one title serialise on a transaction lock keyed by the base, so each picks a different one.
  */
 async function freeSlug(trx: Transaction<DB>, tenant: string, title: string): Promise<string> {
-  // Loaded on first use: its transliteration tables build ~100 regular expressions when the module loads.
-  const { default: slugify } = await import('@sindresorhus/slugify');
   const base = slugify(title).slice(0, 180).replace(/-+$/, '') || 'article';
   await sql`select pg_advisory_xact_lock(hashtextextended(${`kb-slug:${tenant}:${base}`}, 0))`.execute(trx);
   const taken = new Set(await slugsLike(trx, tenant, base));

@@ -38,7 +38,7 @@
  *   429 ThrottleExceeded (code 003001) past 500 requests a minute per company (Retry-After is not reliably sent).
  */
 import * as client from 'openid-client';
-import type { Agent } from 'undici';
+import { Agent, request, errors as undiciErrors } from 'undici';
 import {
   LedgerProviderError,
   type CustomerInput,
@@ -62,7 +62,6 @@ import {
   type LedgerTokens,
   type LedgerUsage,
 } from './provider.ts';
-import { loadUndici, type Undici } from '../../../platform/net/undici.ts';
 
 /** The issuer Intuit's discovery documents name (no id token is requested, so it is never checked against one). */
 export const QBO_ISSUER = 'https://oauth.platform.intuit.com/op/v1';
@@ -443,8 +442,7 @@ export function createQuickBooksProvider(options: QuickBooksOptions): LedgerProv
   const apiBase = options.apiBaseUrl.replace(/\/+$/, '');
   const clientSecret = options.clientSecret;
 
-  // Made at the first call to the API (undici loads then: platform/net/undici.ts).
-  let dispatcher: Agent | undefined;
+  const dispatcher = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000 });
 
   // ------------------------------------------------------------------ OAuth (openid-client, no discovery)
   const config = new client.Configuration(
@@ -567,11 +565,9 @@ export function createQuickBooksProvider(options: QuickBooksOptions): LedgerProv
       'user-agent': 'psa-ledger/1',
     };
     if (payload !== undefined || method === 'POST') headers['content-type'] = 'application/json';
-    const undici = await loadUndici();
-    dispatcher ??= new undici.Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000 });
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const res = await undici.request(url, {
+      const res = await request(url, {
         method,
         headers,
         body: payload === undefined ? undefined : JSON.stringify(payload),
@@ -597,11 +593,11 @@ export function createQuickBooksProvider(options: QuickBooksOptions): LedgerProv
       return { status: res.statusCode, retryAfter: typeof ra === 'string' ? ra : null, body: Buffer.concat(chunks).toString('utf8') };
     } catch (err) {
       if (err instanceof LedgerProviderError) throw err;
-      throw transportFailure(err, token, undici.errors);
+      throw transportFailure(err, token);
     }
   }
 
-  function transportFailure(err: unknown, token: string, undiciErrors: Undici['errors']): LedgerProviderError {
+  function transportFailure(err: unknown, token: string): LedgerProviderError {
     const e = err as { name?: unknown; code?: unknown; message?: unknown };
     const timedOut =
       err instanceof undiciErrors.ConnectTimeoutError ||
