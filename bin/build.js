@@ -34,6 +34,7 @@ const BUNDLE_EXTERNAL = [
   'jsonata', // loaded on first use
   'markdown-it', // loaded on first use
   'sanitize-html', // loaded on first use
+  'undici', // loaded on first use (platform/net/undici.ts)
   'pino', // transports run in worker threads from its files
   '@fastify/swagger', // reads its package.json
   '@fastify/swagger-ui', // serves its static files

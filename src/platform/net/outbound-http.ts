@@ -4,10 +4,9 @@ import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-// Loaded at start on purpose. Loading it on first use saved ~100 ms of a start but raised the PostgreSQL-mode server's
-// peak RSS under the process benchmark's read load from 165–194 MB to 285–293 MB, with undici never loaded (bench/README.md).
-import { Agent, errors } from 'undici';
+import type { Agent } from 'undici';
 import { AddressPolicy } from './address-policy.ts';
+import { loadUndici, type Undici } from './undici.ts';
 
 /** How much of a response body is kept. */
 export const RESPONSE_BODY_LIMIT = 8 * 1024;
@@ -103,16 +102,22 @@ function parseTarget(raw: string): Target {
 export class OutboundClient {
   private readonly policy: AddressPolicy;
   private readonly lookupFn: LookupFn;
-  private readonly agent: Agent;
+  private readonly connections: number;
+  /** The connection pool, made at the first request (undici loads then). */
+  private pool: Promise<{ agent: Agent; errors: Undici['errors'] }> | undefined;
 
   constructor(opts: OutboundClientOptions = {}) {
     this.policy = new AddressPolicy(opts.allowPrivate ?? []);
     this.lookupFn = opts.lookup ?? defaultLookup;
-    this.agent = new Agent({
-      connections: opts.connections ?? 64,
-      pipelining: 1,
-      connect: { lookup: this.connectLookup },
-    });
+    this.connections = opts.connections ?? 64;
+  }
+
+  private poolOf(): Promise<{ agent: Agent; errors: Undici['errors'] }> {
+    this.pool ??= loadUndici().then(({ Agent, errors }) => ({
+      agent: new Agent({ connections: this.connections, pipelining: 1, connect: { lookup: this.connectLookup } }),
+      errors,
+    }));
+    return this.pool;
   }
 
   /** Rejects with UnsafeTargetError unless: scheme http/https, no userinfo, hostname not `localhost`/`*.localhost`,
@@ -141,6 +146,7 @@ export class OutboundClient {
     const { timeoutMs, signal } = opts;
     if (signal?.aborted) throw abortedError(signal);
     const limit = opts.maxBodyBytes ?? RESPONSE_BODY_LIMIT;
+    const { agent, errors } = await this.poolOf();
     const started = performance.now();
     const controller = new AbortController();
     let timedOut = false;
@@ -158,7 +164,7 @@ export class OutboundClient {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const res = await this.agent.request({
+      const res = await agent.request({
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
         method: opts.method,
@@ -173,7 +179,7 @@ export class OutboundClient {
       return { status: res.statusCode, body: text, durationMs: Math.round(performance.now() - started), truncated };
     } catch (err) {
       if (aborted && !(err instanceof UnsafeTargetError)) throw abortedError(signal!, err);
-      throw classify(err, timedOut, timeoutMs);
+      throw classify(err, timedOut, timeoutMs, errors);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
@@ -181,7 +187,7 @@ export class OutboundClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.pool) await (await this.pool).agent.close();
   }
 
   private assertAllowed(host: string, address: string): void {
@@ -273,7 +279,7 @@ function abortedError(signal: AbortSignal, cause?: unknown): OutboundError {
   return new OutboundError('timeout', `the request was aborted by its caller${why}`, { cause: cause ?? reason });
 }
 
-function classify(err: unknown, timedOut: boolean, timeoutMs: number): Error {
+function classify(err: unknown, timedOut: boolean, timeoutMs: number, errors: Undici['errors']): Error {
   if (err instanceof UnsafeTargetError || err instanceof OutboundError) return err;
   const code = codeOf(err) ?? '';
   const detail = err instanceof Error ? err.message : String(err);

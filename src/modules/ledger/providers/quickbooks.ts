@@ -38,7 +38,7 @@
  *   429 ThrottleExceeded (code 003001) past 500 requests a minute per company (Retry-After is not reliably sent).
  */
 import * as client from 'openid-client';
-import { Agent, request, errors as undiciErrors } from 'undici';
+import type { Agent } from 'undici';
 import {
   LedgerProviderError,
   type CustomerInput,
@@ -62,6 +62,7 @@ import {
   type LedgerTokens,
   type LedgerUsage,
 } from './provider.ts';
+import { loadUndici, type Undici } from '../../../platform/net/undici.ts';
 
 /** The issuer Intuit's discovery documents name (no id token is requested, so it is never checked against one). */
 export const QBO_ISSUER = 'https://oauth.platform.intuit.com/op/v1';
@@ -442,7 +443,8 @@ export function createQuickBooksProvider(options: QuickBooksOptions): LedgerProv
   const apiBase = options.apiBaseUrl.replace(/\/+$/, '');
   const clientSecret = options.clientSecret;
 
-  const dispatcher = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000 });
+  // Made at the first call to the API (undici loads then: platform/net/undici.ts).
+  let dispatcher: Agent | undefined;
 
   // ------------------------------------------------------------------ OAuth (openid-client, no discovery)
   const config = new client.Configuration(
@@ -565,9 +567,11 @@ export function createQuickBooksProvider(options: QuickBooksOptions): LedgerProv
       'user-agent': 'psa-ledger/1',
     };
     if (payload !== undefined || method === 'POST') headers['content-type'] = 'application/json';
+    const undici = await loadUndici();
+    dispatcher ??= new undici.Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 10_000 });
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const res = await request(url, {
+      const res = await undici.request(url, {
         method,
         headers,
         body: payload === undefined ? undefined : JSON.stringify(payload),
@@ -593,11 +597,11 @@ export function createQuickBooksProvider(options: QuickBooksOptions): LedgerProv
       return { status: res.statusCode, retryAfter: typeof ra === 'string' ? ra : null, body: Buffer.concat(chunks).toString('utf8') };
     } catch (err) {
       if (err instanceof LedgerProviderError) throw err;
-      throw transportFailure(err, token);
+      throw transportFailure(err, token, undici.errors);
     }
   }
 
-  function transportFailure(err: unknown, token: string): LedgerProviderError {
+  function transportFailure(err: unknown, token: string, undiciErrors: Undici['errors']): LedgerProviderError {
     const e = err as { name?: unknown; code?: unknown; message?: unknown };
     const timedOut =
       err instanceof undiciErrors.ConnectTimeoutError ||
