@@ -4,7 +4,7 @@
  * process: faster to start, smaller). When dist/ is missing or older than src/, it is built first; if that
  * is impossible (no TypeScript installed, or tsc fails), the sources run through tsx instead, with a warning.
  * npm run dev runs the sources through tsx directly. The npm scripts start it with --max-semi-space-size=8
- * (V8 flags must be given when the process starts): see the README.
+ * --heap-growing-percent=50 (V8 flags must be given when the process starts): see the README.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
