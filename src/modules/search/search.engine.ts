@@ -7,7 +7,8 @@ import type { SearchType } from './search.types.ts';
 
 /**
  * The general query engine: every query the word engine (search.word-engine.ts) does not take — several
- * words, websearch operators, identifiers. One statement returns a page and exact per-type counts.
+ * words, websearch operators, identifiers typed with their hyphen, a word naming many identifiers. One statement
+ * returns a page and exact per-type counts.
  *
  * Score is an integer that depends only on the query and the row's stored content, never on the clock
  * (SCORES). A typo-corrected query (used only when nothing matches strictly, see lexicon.ts) scores a tenth
@@ -102,7 +103,8 @@ export function laterThan(a: NonNullable<EngineRequest['after']>, m: string): Ra
   return sql<boolean>`(${col('updated_at')} < ${u} or (${col('updated_at')} = ${u} and (${col('object_type')}, ${col('object_id')}) > (${a.type}::text, ${a.id}::uuid)))`;
 }
 
-function keyset(r: EngineRequest): RawBuilder<boolean> {
+/** Rows of the alias `m` (with a `score`) after the cursor in the request's order. */
+export function keyset(r: EngineRequest): RawBuilder<boolean> {
   const a = r.after;
   if (!a) return sql<boolean>`true`;
   return r.sort === 'recent'

@@ -10,6 +10,7 @@ import { removeFromSearch, upsertSearchDocuments } from '../../platform/search/w
 import { createSearchService, type SearchService } from './search.service.ts';
 import type { SearchPage, SearchQuery } from './search.schemas.ts';
 import type { SearchType } from './search.types.ts';
+import { IDENTIFIER_TIER_MAX } from './search.identifier-tier.ts';
 import { prefixEnd } from './search.word-engine.ts';
 
 /**
@@ -275,5 +276,67 @@ describe('search at scale: ranking and paging', () => {
     await removeFromSearch(t.database.db, tenant, 'ticket', [id!]);
     expect(await postings()).toEqual([]);
     expect((await service.search(admin, { query: w })).totalCount).toBe(0);
+  });
+});
+
+describe('search at scale: one word shaped like an identifier', () => {
+  // Letters then digits (`office365`, `srv01`): parseQuery reads identifiers from it, and the word engine still serves it.
+  const letters = () => `qz${Array.from({ length: 6 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('')}`;
+
+  it('reads its text matches like any word: counts stop at the cap', async () => {
+    const { tenant, adminUserId } = await makeTenant(t);
+    const w = `${letters()}42`;
+    await index(tenant, Array.from({ length: CAP + 3 }, (_, i): Doc => ({ type: 'ticket', title: `${w} printer ${i}` })));
+    const page = await service.search(actorOf(tenant, adminUserId), { query: w });
+    expect([page.groups.ticket, page.totalCount, page.countsExact]).toEqual([CAP, CAP, false]);
+    expect(page.results).toHaveLength(CAP + 3);
+  });
+
+  it('ranks the identifiers it names above its text matches, counts each document once and never a hidden one', async () => {
+    const { tenant, adminUserId } = await makeTenant(t);
+    const admin = actorOf(tenant, adminUserId);
+    const l = letters();
+    const w = `${l}12`;
+    const at = (minute: number) => new Date(Date.UTC(2026, 6, 1, 9, minute));
+    const [exactPadded, exact, prefixed, prefixedAndTitle, , title, subtitle, body] = await index(tenant, [
+      { type: 'ticket', title: 'Printer jam', identifier: `${l.toUpperCase()}-000012`, updatedAt: at(1) },
+      { type: 'project_task', title: 'Rack the switch', identifier: `${l}-12`, updatedAt: at(2) },
+      { type: 'ticket', title: 'Other', identifier: `${l}-123`, updatedAt: at(3) },
+      { type: 'ticket', title: `${w} replaced`, identifier: `${l}-124`, updatedAt: at(9) },
+      // Visible to another user only: neither returned nor counted.
+      { type: 'project_task', title: `${w} private`, identifier: `${l}-125`, visibleToUserIds: [newId()], updatedAt: at(10) },
+      { type: 'asset', title: `${w} server`, updatedAt: at(4) },
+      { type: 'contact', title: 'Someone', subtitle: w, updatedAt: at(5) },
+      { type: 'kb_article', title: 'Article', body: `see ${w} here`, updatedAt: at(6) },
+    ]);
+    const expected = [exact, exactPadded, prefixedAndTitle, prefixed, title, subtitle, body];
+    const first = await service.search(admin, { query: w });
+    expect(first.results.map((r) => r.id)).toEqual(expected);
+    expect(first.results.map((r) => r.score)).toEqual([1000, 1000, 900, 900, 700, 500, 300]);
+    expect([first.groups, first.totalCount, first.countsExact]).toEqual([
+      { ...Object.fromEntries(Object.keys(first.groups).map((k) => [k, 0])), ticket: 3, project_task: 1, asset: 1, contact: 1, kb_article: 1 }, 7, true,
+    ]);
+    // Pages end inside and between the tiers without repeating or skipping.
+    for (const limit of [1, 2, 3]) expect((await all(admin, { query: w, limit })).ids).toEqual(expected);
+    const recent = await all(admin, { query: w, limit: 2, sort: 'recent' });
+    expect(recent.ids).toEqual([prefixedAndTitle, body, subtitle, title, prefixed, exact, exactPadded]);
+    expect(recent.pages.flatMap((p) => p.results.map((r) => r.score))).toEqual([900, 300, 500, 700, 900, 1000, 1000]);
+
+    // Past the cap in text and identifier matches together: the count stops there, the identifiers still lead.
+    await index(tenant, Array.from({ length: 3 }, (_, i): Doc => ({ type: 'ticket', title: `${w} again ${i}`, updatedAt: at(20 + i) })));
+    const capped = await service.search(admin, { query: w });
+    expect([capped.groups.ticket, capped.countsExact]).toEqual([CAP, false]);
+    expect(capped.results.slice(0, 4).map((r) => r.id)).toEqual(expected.slice(0, 4));
+    expect(capped.results).toHaveLength(10);
+  });
+
+  it('leaves a word naming more identifiers than the tier holds to the general engine, with exact counts', async () => {
+    const { tenant, adminUserId } = await makeTenant(t);
+    const l = letters();
+    const n = IDENTIFIER_TIER_MAX + 1;
+    await index(tenant, Array.from({ length: n }, (_, i): Doc => ({ type: 'ticket', title: `Ticket ${i}`, identifier: `${l}-7${String(i).padStart(4, '0')}` })));
+    const page = await service.search(actorOf(tenant, adminUserId), { query: `${l}7`, limit: 5 });
+    expect([page.groups.ticket, page.countsExact]).toEqual([n, true]);
+    expect(page.results.map((r) => r.score)).toEqual(Array(5).fill(900));
   });
 });

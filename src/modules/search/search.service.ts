@@ -35,11 +35,12 @@ function requestedTypes(types: string | undefined): SearchType[] | null {
 export const SEARCH_COUNT_CAP = 1000;
 
 /**
- * The word engine's query: one plain word, no identifier. A dictionary correction and a word under 3
- * characters match whole, anything else as a prefix (search.parse.ts).
+ * The word engine's query: one plain word, which may be shaped like an identifier (`srv01`: its identifier tier is
+ * then read too). A dictionary correction and a word under 3 characters match whole, anything else as a prefix
+ * (search.parse.ts).
  */
 function singleWord(q: ParsedQuery): { token: string; whole: boolean } | null {
-  if (!q.plainWords || q.tokens.length !== 1 || q.identifiers.length > 0 || q.prefix === null) return null;
+  if (!q.plainWords || q.tokens.length !== 1 || q.prefix === null) return null;
   return { token: q.tokens[0]!, whole: !q.prefix.endsWith(':*') };
 }
 
@@ -48,8 +49,8 @@ function singleWord(q: ParsedQuery): { token: string; whole: boolean } | null {
  * of a common word stays exact (a lossy bitmap re-checks every row of its pages: measured 1.5× slower at
  * 1M rows) and no JIT (its compile time exceeds what it saves on these queries). Repeatable read, so the
  * word engine's statements (which words a prefix covers, then their matches) see one snapshot. A single
- * word whose english form is one lexeme goes to the word engine; everything else (and stop words) to the
- * general one.
+ * word whose english form is one lexeme goes to the word engine (unless it names more identifiers than
+ * its identifier tier holds); everything else (and stop words) to the general one.
  */
 function runEngine(db: Kysely<DB>, req: EngineRequest, cap: number): Promise<EngineResult> {
   return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
@@ -59,7 +60,8 @@ function runEngine(db: Kysely<DB>, req: EngineRequest, cap: number): Promise<Eng
     const { rows } = await sql<{ stems: string[] }>`
       select set_config('work_mem', '64MB', true), set_config('jit', 'off', true), ${lexemes} as stems`.execute(trx);
     const stems = rows[0]!.stems;
-    return stems.length === 1 ? runWordSearch(trx, req, { stem: stems[0]!, whole: word!.whole }, cap) : runSearch(trx, req);
+    const result = stems.length === 1 ? await runWordSearch(trx, req, { stem: stems[0]!, whole: word!.whole }, cap) : null;
+    return result ?? runSearch(trx, req);
   });
 }
 

@@ -7,11 +7,13 @@ import {
   anyType, documentAccess, laterThan, pageWithDocuments, queryRelation, scale, TIER_SCORES,
   type EngineRequest, type EngineResult, type EngineRow,
 } from './search.engine.ts';
+import { identifierMatches } from './search.identifier-tier.ts';
 import type { SearchType } from './search.types.ts';
 
 /**
  * The engine for a query of one plain word (matched as a prefix from 3 characters on, whole below): the
- * queries whose matches run into the tens of thousands. It reads what the general engine reads from every
+ * queries whose matches run into the tens of thousands. A word shaped like an identifier (`srv01`) also reads the
+ * identifiers it names (search.identifier-tier.ts), which rank first. It reads what the general engine reads from every
  * match from two smaller structures (migrations 0028 and 0029):
  *
  * - the head postings (`search_postings`): every title and subtitle match with its tier, recency and access
@@ -254,21 +256,26 @@ async function recentMatches(db: Executor, r: EngineRequest, counts: Record<stri
   return rows.rows;
 }
 
-/** Statement 3: the page's documents with their headlines, in page order. */
+/**
+ * Statement 3: the page's documents with their headlines, in page order. `page` may hold more than the page (the
+ * identifier tier merged with the text matches): the first limit + 1 in the request's order are read.
+ */
 async function documentsOf(db: Executor, r: EngineRequest, page: readonly PageKey[]): Promise<EngineRow[]> {
   if (page.length === 0) return [];
+  const order = r.sort === 'recent' ? sql`updated_at desc, object_type, object_id` : sql`score desc, updated_at desc, object_type, object_id`;
   const rows = await sql<EngineRow>`
     with q as (${queryRelation(r.query)}),
     p as (select * from unnest(${page.map((k) => k.object_type)}::text[], ${page.map((k) => k.object_id)}::uuid[],
-      ${page.map((k) => k.updated_at)}::timestamptz[], ${page.map((k) => k.score)}::int[]) as p (object_type, object_id, updated_at, score)),
+      ${page.map((k) => k.updated_at)}::timestamptz[], ${page.map((k) => k.score)}::int[]) as p (object_type, object_id, updated_at, score)
+      order by ${order} limit ${r.limit + 1}),
     g as (select 1 as page)
     ${pageWithDocuments(r.access.tenant, r.sort)}${prepareIf(true)}
   `.execute(db);
   return rows.rows;
 }
 
-/** One page (limit + 1 rows) and per-type counts exact up to `cap`. */
-export async function runWordSearch(db: Executor, r: EngineRequest, word: WordQuery, cap: number): Promise<EngineResult> {
+/** The text matches' counts (cap + 1 for past the cap) and page (limit + 1 keys after the cursor). */
+async function textMatches(db: Executor, r: EngineRequest, word: WordQuery, cap: number): Promise<{ counts: Record<string, number>; page: PageKey[]; asOf: Date }> {
   const terms = await termsOf(db, r.access.tenant, word);
   const ranked = terms.length === 1 || (terms.length <= RANKED_TERMS && !r.after);
   const first = ranked ? await rankedHead(db, r, terms, cap) : await groupedHead(db, r, word, cap);
@@ -276,11 +283,35 @@ export async function runWordSearch(db: Executor, r: EngineRequest, word: WordQu
   let page = first.page ?? [];
   if (r.sort === 'recent') page = await recentMatches(db, r, counts, cap, false);
   else if (page.length <= r.limit) page = [...page, ...(await recentMatches(db, r, counts, cap, true))].slice(0, r.limit + 1);
+  return { counts, page, asOf: r.asOf ?? new Date(first.as_of) };
+}
+
+const keyOf = (k: { object_type: string; object_id: string }) => `${k.object_type}/${k.object_id}`;
+
+/**
+ * One page (limit + 1 rows) and per-type counts exact up to `cap`; null when the query is shaped like an identifier
+ * and names more identifiers than the tier holds (the general engine takes it then).
+ *
+ * With an identifier tier: its documents count once per type (those that also match as text are counted there);
+ * for relevance they lead the page and are left out of the text matches, which are read that many rows further;
+ * for `sort=recent` they join the text matches by recency, with their identifier score.
+ */
+export async function runWordSearch(db: Executor, r: EngineRequest, word: WordQuery, cap: number): Promise<EngineResult | null> {
+  const tier = r.query.identifiers.length > 0 ? await identifierMatches(db, r) : [];
+  if (tier === null) return null;
+  const textual = new Map(tier.filter((m) => m.text).map((m) => [keyOf(m), m.score]));
+  const relevance = r.sort !== 'recent';
+  const text = await textMatches(db, relevance ? { ...r, limit: r.limit + textual.size } : r, word, cap);
+  const counts = { ...text.counts };
+  for (const m of tier) if (!m.text && (counts[m.object_type] ?? 0) <= cap) counts[m.object_type] = (counts[m.object_type] ?? 0) + 1;
+  const page = relevance
+    ? [...tier.filter((m) => m.after), ...text.page.filter((k) => !textual.has(keyOf(k)))]
+    : [...tier.filter((m) => m.after && !m.text), ...text.page.map((k) => ({ ...k, score: textual.get(keyOf(k)) ?? k.score }))];
   const groups = Object.fromEntries(Object.entries(counts).map(([t, n]) => [t, Math.min(n, cap)]));
   return {
     rows: await documentsOf(db, r, page),
     groups,
     countsExact: Object.values(counts).every((n) => n <= cap),
-    asOf: r.asOf ?? new Date(first.as_of),
+    asOf: text.asOf,
   };
 }
