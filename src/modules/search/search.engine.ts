@@ -66,6 +66,10 @@ export interface EngineResult {
 /** The divisor of a typo-corrected query's scores. */
 export const scale = (corrected: boolean) => sql`${sql.lit(corrected ? 10 : 1)}`;
 
+/** The query names the identifier of the `search_documents` row `d`: exactly, or as its beginning. */
+export const namesIdentifier = (q: ParsedQuery) =>
+  sql<boolean>`(d.identifier = any(${q.identifiers}::text[]) or d.identifier like ${q.identifierPrefix}::text)`;
+
 function matchAndScore(q: ParsedQuery, corrected: boolean): { match: RawBuilder<boolean>; score: RawBuilder<number> } {
   const ids = sql`${q.identifiers}::text[]`;
   const idPrefix = sql`${q.identifierPrefix}::text`;
@@ -73,7 +77,7 @@ function matchAndScore(q: ParsedQuery, corrected: boolean): { match: RawBuilder<
   // stemming), so one index scan suffices; emails, URLs, hyphenated words and operators need both.
   const matches = (vector: RawBuilder<unknown>) => (q.plainWords ? sql`${vector} @@ q.pq` : sql`(${vector} @@ q.wq or ${vector} @@ q.pq)`);
   return {
-    match: sql<boolean>`(${matches(sql`d.search_vector`)} or d.identifier = any(${ids}) or d.identifier like ${idPrefix})`,
+    match: sql<boolean>`(${matches(sql`d.search_vector`)} or ${namesIdentifier(q)})`,
     score: sql<number>`(case
       when d.identifier = any(${ids}) then ${sql.lit(SCORES.identifier)}
       when d.identifier like ${idPrefix} then ${sql.lit(SCORES.identifierPrefix)}

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
-import { anyType, documentAccess, keyset, queryRelation, SCORES, type EngineRequest } from './search.engine.ts';
+import { anyType, documentAccess, keyset, namesIdentifier, queryRelation, SCORES, type EngineRequest } from './search.engine.ts';
 
 /**
  * The identifier tier of a one-word query shaped like an identifier (`t123`, `srv01`, `office365`: search.parse.ts),
@@ -29,15 +29,14 @@ export const IDENTIFIER_TIER_MAX = 200;
  * the identifier index per type; in the word engine's transaction, so it shares the text matches' snapshot.
  */
 export async function identifierMatches(db: Executor, r: EngineRequest): Promise<IdentifierMatch[] | null> {
-  const { identifiers, identifierPrefix } = r.query;
   const { rows } = await sql<{ page: IdentifierMatch[] | null }>`
     with q as (${queryRelation(r.query)}),
     m as (
       select d.object_type, d.object_id, d.updated_at, d.search_vector @@ q.pq as text,
-        case when d.identifier = any(${identifiers}::text[]) then ${sql.lit(SCORES.identifier)} else ${sql.lit(SCORES.identifierPrefix)} end as score
+        case when d.identifier = any(${r.query.identifiers}::text[]) then ${sql.lit(SCORES.identifier)} else ${sql.lit(SCORES.identifierPrefix)} end as score
       from search_documents d cross join q
       where ${documentAccess(r.access, anyType(r.types), r.asOf)}
-        and (d.identifier = any(${identifiers}::text[]) or d.identifier like ${identifierPrefix}::text)
+        and ${namesIdentifier(r.query)}
       limit ${IDENTIFIER_TIER_MAX + 1}
     )
     select json_agg(x order by x.score desc, x.updated_at desc, x.object_type, x.object_id) as page

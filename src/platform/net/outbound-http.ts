@@ -99,12 +99,15 @@ function parseTarget(raw: string): Target {
  * between a check and the connect (rebinding) cannot lead to a private address. Redirects are never followed.
  * Connections are pooled per origin with keep-alive (no pipelining), so many small POSTs to one receiver are cheap.
  */
+/** A client's connection pool and undici's error classes, which tell its failures apart. */
+interface Pool { agent: Agent; errors: Undici['errors'] }
+
 export class OutboundClient {
   private readonly policy: AddressPolicy;
   private readonly lookupFn: LookupFn;
   private readonly connections: number;
   /** The connection pool, made at the first request (undici loads then). */
-  private pool: Promise<{ agent: Agent; errors: Undici['errors'] }> | undefined;
+  private pool: Promise<Pool> | undefined;
 
   constructor(opts: OutboundClientOptions = {}) {
     this.policy = new AddressPolicy(opts.allowPrivate ?? []);
@@ -112,7 +115,7 @@ export class OutboundClient {
     this.connections = opts.connections ?? 64;
   }
 
-  private poolOf(): Promise<{ agent: Agent; errors: Undici['errors'] }> {
+  private poolOf(): Promise<Pool> {
     this.pool ??= loadUndici().then(({ Agent, errors }) => ({
       agent: new Agent({ connections: this.connections, pipelining: 1, connect: { lookup: this.connectLookup } }),
       errors,
