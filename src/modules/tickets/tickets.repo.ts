@@ -4,6 +4,7 @@ import { likePattern } from '../../platform/db/like.ts';
 import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
 import type { TicketsTable } from '../../platform/db/schema.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
+import { rowVersion } from '../../platform/http/list-cache.ts';
 
 export type TicketRow = Selectable<TicketsTable>;
 
@@ -232,6 +233,8 @@ export function ticketList(db: Executor, tenant: string, f: TicketListFilter) {
     tieBreaker: 't.ticket_id',
     updatedAt: 't.updated_at',
     counter: whenUnfiltered(f, { tenant, list: 'tickets' }),
+    // Every table withNames reads; the tags are written only together with their ticket (replaceTags).
+    version: rowVersion('t.tenant', ['t', 'b', 's', 'p', 'cl', 'cat', 'sub', 'co', 'au', 'tm', 'eu']),
   });
 }
 

@@ -6,7 +6,7 @@ import type { DB } from '../../platform/db/schema.ts';
 import { TICKET_EVENTS } from './tickets.vocabulary.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { unprocessable, validation } from '../../platform/http/errors.ts';
-import { emptyPage, listPage } from '../../platform/http/list.ts';
+import { emptyPage, keptListPage } from '../../platform/http/list.ts';
 import { requiredText } from '../../platform/http/text.ts';
 import { newId } from '../../platform/ids.ts';
 import { portalClientId } from '../clients/index.ts';
@@ -192,7 +192,7 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
         search: query.search?.trim() || undefined,
         dueBefore: query.due_before ? new Date(query.due_before) : undefined,
       };
-      return listPage(query, ticketList(db, actor.tenant, filter), (rows) => rows.map(toTicket));
+      return keptListPage(db, query, 'tickets', { tenant: actor.tenant, filter }, (i) => ticketList(db, i.tenant, i.filter), (rows) => rows.map(toTicket));
     },
 
     async get(actor: Actor, id: string): Promise<Ticket> {

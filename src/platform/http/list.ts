@@ -1,8 +1,10 @@
 import { sql, type Expression, type OrderByExpression, type RawBuilder, type SelectQueryBuilder, type StringReference } from 'kysely';
 import { maintainedCount, type ListCounter } from '../db/list-counts.ts';
+import type { Executor } from '../db/executor.ts';
 import { PREPARE_MARK } from '../db/prepared.ts';
 import { validation } from './errors.ts';
 import { afterPosition, KEY_ID, KEY_U, KEYSET_SORT, keysetOf, keyText } from './keyset.ts';
+import { deepFreeze, KEY_VERSION, keptStoreOf, keyOfRow, type KeptStatements } from './list-cache.ts';
 import { decodeListCursor, encodeListCursor, listBinding, type KeysetPosition } from './list-cursor.ts';
 import { pageOf, paginated, type Page, type PageQuery, type Pagination } from './pagination.ts';
 
@@ -57,6 +59,11 @@ export interface ListSpec<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof D
    * (the repo checks). The total is then read, not counted; `updated_since` still counts.
    */
   counter?: ListCounter;
+  /**
+   * For a kept list (keptListPage): each row's version (rowVersion in list-cache.ts), naming every table
+   * whose columns the row shows. Not with a late join.
+   */
+  version?: RawBuilder<string>;
 }
 
 /** The maintained total for a list's spec when no filter narrows the list (every filter value is absent). */
@@ -104,6 +111,58 @@ export async function listPage<FDB, FTB extends keyof FDB, FO, DB, TB extends ke
   const rows = spec.lateJoin ? order(spec.lateJoin(picked) as unknown as SelectQueryBuilder<DB, TB, Row>) : picked;
   const list = (await withTotal(rows, totalOf(query, spec, from))) as WithTotal<Out>[];
   return paginated(await map(list), await totalIn(list, page, from), page);
+}
+
+/**
+ * listPage for a list integrators poll (list-cache.ts): its statements are compiled once per input and
+ * page shape, and its mapped rows are kept by version, so an unchanged page costs one narrow statement
+ * and no query building, mapping or serialising of its rows. `build` builds the spec (which declares
+ * `version`) from `input` alone — the tenant, the filters, the caller's scope: everything the statements
+ * depend on, compared as JSON; `name` names the list and anything else `map` depends on. A keyset walk
+ * (each page new rows) and any read inside a transaction run as listPage.
+ */
+export async function keptListPage<I, FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, T>(
+  db: Executor,
+  query: ListQuery<NoInfer<S> | typeof KEYSET_SORT>,
+  name: string,
+  input: I,
+  build: (input: I) => ListSpec<FDB, FTB, FO, DB, TB, Row, S>,
+  map: (rows: Row[]) => T[],
+): Promise<ListPage<T>> {
+  const store = keptStoreOf(db);
+  if (!store || keysetOf(query).walk) return listPage(query, build(input), map);
+  const page = pageOf(query);
+  const shape = JSON.stringify([name, input, query.sort ?? null, query.order ?? null, query.updated_since ?? null, page.limit, page.offset]);
+  let statements = store.statements.get(shape);
+  if (!statements) store.statements.set(shape, (statements = keptStatements(query, build(input), page)));
+
+  type Keyed = WithTotal<Record<typeof KEY_ID | typeof KEY_VERSION, string>>;
+  const keys = (await db.executeQuery(statements.keys)).rows as Keyed[];
+  const kept = keys.map((k) => store.rows.get(keyOfRow(name, k[KEY_ID], k[KEY_VERSION])));
+  if (kept.every((row) => row !== undefined)) return paginated(kept as T[], await totalIn(keys, page, statements.from), page);
+
+  const rows = (await db.executeQuery(statements.page)).rows as (Keyed & Row)[];
+  const data = map(rows.map(({ [KEY_ID]: _id, [KEY_VERSION]: _v, ...row }) => row as unknown as Row));
+  rows.forEach((r, i) => store.rows.set(keyOfRow(name, r[KEY_ID], r[KEY_VERSION]), deepFreeze(data[i] as object)));
+  return paginated(data, await totalIn(rows, page, statements.from), page);
+}
+
+/** A kept list's two statements for one page shape: the same rows, in the same order, with the same total. */
+function keptStatements<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string>(
+  query: ListQuery<string>,
+  spec: ListSpec<FDB, FTB, FO, DB, TB, Row, S>,
+  page: Page,
+): KeptStatements {
+  if (!spec.version || spec.lateJoin) throw new Error('a kept list declares its rows\' version and has no late join');
+  const { from, rows: ordered } = prepared(query, spec);
+  const picked = atOffset(ordered.limit(sql.lit(page.limit)), page.offset);
+  const keyed = [sql<string>`${refOf(spec.tieBreaker)}::text`.as(KEY_ID), spec.version.as(KEY_VERSION), totalOf(query, spec, from).as(TOTAL)];
+  const mark = sql.raw(PREPARE_MARK);
+  return {
+    keys: picked.clearSelect().select(keyed as never).modifyEnd(mark).compile(),
+    page: picked.select(keyed as never).modifyEnd(mark).compile(),
+    from: from as unknown as KeptStatements['from'],
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import * as addFormatsModule from 'ajv-formats';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { isListEnvelope, listEnvelopeSerializer } from './list-serializer.ts';
 
 // ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = addFormatsModule.default as unknown as (ajv: Ajv) => Ajv;
@@ -51,7 +52,7 @@ export function createSchemaCompilers(): SchemaCompilers {
         buildSerializer: (externalSchemas: unknown, options: unknown) => {
           const compile = SerializerSelector()(externalSchemas, options as Parameters<ReturnType<typeof SerializerSelector>>[1]);
           return (route: Parameters<typeof compile>[0]): Serialize => {
-            const get = lazy(() => compile(route));
+            const get = lazy(() => isListEnvelope(route.schema) ? listEnvelopeSerializer(route.schema, (schema) => compile({ ...route, schema })) : compile(route));
             return (data) => get()(data);
           };
         },
