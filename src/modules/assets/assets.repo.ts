@@ -4,6 +4,7 @@ import { preparedQuery } from '../../platform/db/prepared.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { AssetStatus, AssetsTable } from '../../platform/db/schema.assets.ts';
 import type { ClientsTable, DB } from '../../platform/db/schema.ts';
+import { rowVersion } from '../../platform/http/list-cache.ts';
 import { defineList, orderedRows, whenUnfiltered } from '../../platform/http/list.ts';
 import type { AssetSortField, WarrantyStatus } from './assets.schemas.ts';
 import { addDays, todayUtc, WARRANTY_EXPIRING_SOON_DAYS } from './assets.warranty.ts';
@@ -140,6 +141,7 @@ export function assetList(db: Executor, tenant: string, f: AssetFilter) {
     // Every asset has a client (NOT NULL, foreign key), so the inner join never changes the count. `today`
     // only dates the warranty filter.
     counter: whenUnfiltered({ ...f, today: undefined }, { tenant, list: 'assets' }),
+    version: rowVersion('a.tenant', ['a', 'c']),
   });
 }
 

@@ -4,7 +4,7 @@ import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import { listPage } from '../../platform/http/list.ts';
+import { keptListPage } from '../../platform/http/list.ts';
 import { canSeeClient, portalClientId } from '../clients/index.ts';
 import { syncSearch } from '../../platform/search/writer.ts';
 import { emitAssetDeleted } from './assets.events.ts';
@@ -12,6 +12,7 @@ import { toAsset } from './assets.mapper.ts';
 import { assetList, deleteAsset, findAssetView, type AssetFilter, type AssetViewRow } from './assets.repo.ts';
 import type { Asset, CreateAssetBody, ListAssetsQuery, UpdateAssetBody } from './assets.schemas.ts';
 import { createAssetIn, updateAssetIn } from './assets.writes.ts';
+import { todayUtc } from './assets.warranty.ts';
 import { documentIdsOfAsset, syncDocuments } from './documents/documents.sync.ts';
 import type { Executor } from '../../platform/db/executor.ts';
 
@@ -51,7 +52,10 @@ export function createAssetsService(deps: { db: Kysely<DB>; publicUrl: string })
   const { db, publicUrl } = deps;
   return {
     async list(actor: Actor, query: ListAssetsQuery) {
-      return listPage(query, assetList(db, actor.tenant, assetFilterOf(actor, query)), (rows) => rows.map((r) => toAsset(r)));
+      // The day both dates the warranty filter and shows each row's warranty status.
+      const today = todayUtc();
+      const input = { tenant: actor.tenant, filter: { ...assetFilterOf(actor, query), today } };
+      return keptListPage(db, query, `assets@${today}`, input, (i) => assetList(db, i.tenant, i.filter), (rows) => rows.map((r) => toAsset(r, today)));
     },
 
     async get(actor: Actor, id: string): Promise<Asset> {

@@ -3,6 +3,7 @@ import type { Executor } from '../../platform/db/executor.ts';
 import { everyColumn, preparedQuery } from '../../platform/db/prepared.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import type { BillingCycle, ClientType, ClientsTable } from '../../platform/db/schema.ts';
+import { rowVersion } from '../../platform/http/list-cache.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 
 export type ClientRow = Selectable<ClientsTable>;
@@ -173,6 +174,8 @@ export function clientList(db: Executor, tenant: string, f: ClientListFilter) {
     updatedAt: 'c.updated_at',
     // The maintained total counts the tenant's clients that are not merged: exactly this list unfiltered.
     counter: whenUnfiltered({ ...f, includeMerged: f.includeMerged || undefined }, { tenant, list: 'clients' }),
+    // The late-joined default location's version is read on the page's 25 rows (after the limit).
+    version: rowVersion('c.tenant', ['c'], [sql`(select l.xmin from client_locations l where l.tenant = c.tenant and l.client_id = c.client_id and l.is_default)`]),
     lateJoin: (page) =>
       db
         .selectFrom(page.as('c'))

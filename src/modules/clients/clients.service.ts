@@ -7,7 +7,7 @@ import type { ClientsTable, DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { conflict, notFound, unprocessable, validation } from '../../platform/http/errors.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
-import { listPage } from '../../platform/http/list.ts';
+import { keptListPage } from '../../platform/http/list.ts';
 import { newId } from '../../platform/ids.ts';
 import { assertNotMerged, canSeeClient, portalClientId } from './clients.access.ts';
 import { countClientDependents } from './clients.dependents.ts';
@@ -122,7 +122,7 @@ export function createClientsService(deps: { db: Kysely<DB> }) {
         parentClientId: query.parent_client_id,
         search: query.search?.trim() || undefined,
       };
-      return listPage(query, clientList(db, actor.tenant, filter), (rows) => rows.map(toClient));
+      return keptListPage(db, query, 'clients', { tenant: actor.tenant, filter }, (i) => clientList(db, i.tenant, i.filter), (rows) => rows.map(toClient));
     },
 
     async stats(actor: Actor): Promise<ClientStats> {

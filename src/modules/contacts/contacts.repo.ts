@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import type { ContactsTable } from '../../platform/db/schema.ts';
 import { likePattern } from '../../platform/db/like.ts';
+import { rowVersion } from '../../platform/http/list-cache.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 
 export type ContactRow = Selectable<ContactsTable>;
@@ -48,5 +49,6 @@ export function contactList(db: Executor, tenant: string, f: ContactListFilter) 
     tieBreaker: 'contact_id',
     updatedAt: 'updated_at',
     counter: whenUnfiltered(f, { tenant, list: 'contacts' }),
+    version: rowVersion('contacts.tenant', ['contacts']),
   });
 }

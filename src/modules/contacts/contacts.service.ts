@@ -5,7 +5,7 @@ import type { ContactsTable, DB } from '../../platform/db/schema.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
 import { notFound, validation } from '../../platform/http/errors.ts';
 import { optionalText, requiredText } from '../../platform/http/text.ts';
-import { emptyPage, listPage } from '../../platform/http/list.ts';
+import { emptyPage, keptListPage } from '../../platform/http/list.ts';
 import { newId } from '../../platform/ids.ts';
 import {
   assertNotMerged,
@@ -56,7 +56,7 @@ export function createContactsService(deps: { db: Kysely<DB> }) {
 
   const list = async (actor: Actor, query: ListClientContactsQuery, clientId: string | undefined) => {
     const filter = { clientId, isInactive: query.is_inactive, search: query.search?.trim() || undefined };
-    return listPage(query, contactList(db, actor.tenant, filter), (rows) => rows.map(toContact));
+    return keptListPage(db, query, 'contacts', { tenant: actor.tenant, filter }, (i) => contactList(db, i.tenant, i.filter), (rows) => rows.map(toContact));
   };
 
   return {

@@ -3,6 +3,7 @@ import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
 import type { ProjectsTable } from '../../platform/db/schema.projects.ts';
+import { rowVersion } from '../../platform/http/list-cache.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 
 export type ProjectRow = Selectable<ProjectsTable>;
@@ -166,6 +167,8 @@ export function projectList(db: Executor, tenant: string, f: ProjectFilter) {
     tieBreaker: 'p.project_id',
     updatedAt: 'p.updated_at',
     counter: whenUnfiltered(f, { tenant, list: 'projects' }),
+    // Every table withNames reads, and the counts and hours of the project's phases and tasks as shown.
+    version: rowVersion('p.tenant', ['p', 's', 'cl', 'co', 'au', 'tm'], [phaseCount, taskCount, completedCount, actualHours]),
   });
 }
 

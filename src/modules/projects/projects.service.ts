@@ -3,7 +3,7 @@ import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import { withReservedNumber } from '../../platform/db/numbering.ts';
 import type { DB } from '../../platform/db/schema.ts';
-import { emptyPage, listPage } from '../../platform/http/list.ts';
+import { emptyPage, keptListPage } from '../../platform/http/list.ts';
 import { portalClientId } from '../clients/index.ts';
 import { toProject } from './projects.mapper.ts';
 import { projectList, type ProjectFilter } from './projects.repo.ts';
@@ -32,7 +32,8 @@ export function createProjectsService(deps: { db: Kysely<DB>; publicUrl: string 
     async list(actor: Actor, query: ListProjectsQuery) {
       const only = portalClientId(actor);
       if (only !== undefined && query.client_id !== undefined && query.client_id !== only) return emptyPage(query);
-      return listPage(query, projectList(db, actor.tenant, projectFilterOf(actor, query)), (rows) => rows.map(toProject));
+      const input = { tenant: actor.tenant, filter: projectFilterOf(actor, query) };
+      return keptListPage(db, query, 'projects', input, (i) => projectList(db, i.tenant, i.filter), (rows) => rows.map(toProject));
     },
 
     async get(actor: Actor, id: string): Promise<Project> {

@@ -80,11 +80,13 @@ export const keyOfRow = (list: string, id: string, version: string): string => `
 
 /**
  * A row's version: the tenant, then the `xmin` of each table alias whose columns the row shows, the
- * list's own table first. A left join that found nothing adds an empty place, so places never shift.
+ * list's own table first, then the values the row shows that no such table holds (counts and sums of
+ * child rows), compared by value. A left join that found nothing leaves an empty place, so places never
+ * shift.
  */
-export function rowVersion(tenant: string, aliases: readonly string[]): RawBuilder<string> {
-  const places = aliases.map((a) => sql.ref(`${a}.xmin`));
-  return sql<string>`format(${sql.lit(`%s/${aliases.map(() => '%s').join('.')}`)}, ${sql.ref(tenant)}, ${sql.join(places)})`;
+export function rowVersion(tenant: string, aliases: readonly string[], values: readonly RawBuilder<unknown>[] = []): RawBuilder<string> {
+  const places = [...aliases.map((a) => sql.ref(`${a}.xmin`)), ...values];
+  return sql<string>`format(${sql.lit(`%s/${aliases.map(() => '%s').join('.')}${values.map(() => '|%s').join('')}`)}, ${sql.ref(tenant)}, ${sql.join(places)})`;
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -61,7 +61,8 @@ export interface ListSpec<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof D
   counter?: ListCounter;
   /**
    * For a kept list (keptListPage): each row's version (rowVersion in list-cache.ts), naming every table
-   * whose columns the row shows. Not with a late join.
+   * whose columns the row shows; with a late join, an expression of the page query alone (a late-joined
+   * row's `xmin` as a subquery).
    */
   version?: RawBuilder<string>;
 }
@@ -121,13 +122,13 @@ export async function listPage<FDB, FTB extends keyof FDB, FO, DB, TB extends ke
  * depend on, compared as JSON; `name` names the list and anything else `map` depends on. A keyset walk
  * (each page new rows) and any read inside a transaction run as listPage.
  */
-export async function keptListPage<I, FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, T>(
+export async function keptListPage<I, FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, JDB, JTB extends keyof JDB, Out, T>(
   db: Executor,
   query: ListQuery<NoInfer<S> | typeof KEYSET_SORT>,
   name: string,
   input: I,
-  build: (input: I) => ListSpec<FDB, FTB, FO, DB, TB, Row, S>,
-  map: (rows: Row[]) => T[],
+  build: (input: I) => ListSpec<FDB, FTB, FO, DB, TB, Row, S, JDB, JTB, Out>,
+  map: (rows: Out[]) => T[],
 ): Promise<ListPage<T>> {
   const store = keptStoreOf(db);
   if (!store || keysetOf(query).walk) return listPage(query, build(input), map);
@@ -141,26 +142,32 @@ export async function keptListPage<I, FDB, FTB extends keyof FDB, FO, DB, TB ext
   const kept = keys.map((k) => store.rows.get(keyOfRow(name, k[KEY_ID], k[KEY_VERSION])));
   if (kept.every((row) => row !== undefined)) return paginated(kept as T[], await totalIn(keys, page, statements.from), page);
 
-  const rows = (await db.executeQuery(statements.page)).rows as (Keyed & Row)[];
-  const data = map(rows.map(({ [KEY_ID]: _id, [KEY_VERSION]: _v, ...row }) => row as unknown as Row));
+  const rows = (await db.executeQuery(statements.page)).rows as (Keyed & Out)[];
+  const data = map(rows.map(({ [KEY_ID]: _id, [KEY_VERSION]: _v, ...row }) => row as unknown as Out));
   rows.forEach((r, i) => store.rows.set(keyOfRow(name, r[KEY_ID], r[KEY_VERSION]), deepFreeze(data[i] as object)));
   return paginated(data, await totalIn(rows, page, statements.from), page);
 }
 
 /** A kept list's two statements for one page shape: the same rows, in the same order, with the same total. */
-function keptStatements<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string>(
+function keptStatements<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, JDB, JTB extends keyof JDB, Out>(
   query: ListQuery<string>,
-  spec: ListSpec<FDB, FTB, FO, DB, TB, Row, S>,
+  spec: ListSpec<FDB, FTB, FO, DB, TB, Row, S, JDB, JTB, Out>,
   page: Page,
 ): KeptStatements {
-  if (!spec.version || spec.lateJoin) throw new Error('a kept list declares its rows\' version and has no late join');
-  const { from, rows: ordered } = prepared(query, spec);
+  if (!spec.version) throw new Error('a kept list declares its rows\' version');
+  const { from, rows: ordered, order } = prepared(query, spec);
   const picked = atOffset(ordered.limit(sql.lit(page.limit)), page.offset);
-  const keyed = [sql<string>`${refOf(spec.tieBreaker)}::text`.as(KEY_ID), spec.version.as(KEY_VERSION), totalOf(query, spec, from).as(TOTAL)];
+  const keys = [sql<string>`${refOf(spec.tieBreaker)}::text`.as(KEY_ID), spec.version.as(KEY_VERSION)];
+  const total = totalOf(query, spec, from).as(TOTAL);
   const mark = sql.raw(PREPARE_MARK);
+  // A late join aliases the page under its own name, the tie-breaker's table: the keys pass through it.
+  const alias = String(spec.tieBreaker).split('.')[0]!;
+  const whole = spec.lateJoin
+    ? order(spec.lateJoin(picked.select(keys as never)) as unknown as SelectQueryBuilder<DB, TB, Row>).select([sql.ref(`${alias}.${KEY_ID}`), sql.ref(`${alias}.${KEY_VERSION}`), total] as never)
+    : picked.select([...keys, total] as never);
   return {
-    keys: picked.clearSelect().select(keyed as never).modifyEnd(mark).compile(),
-    page: picked.select(keyed as never).modifyEnd(mark).compile(),
+    keys: picked.clearSelect().select([...keys, total] as never).modifyEnd(mark).compile(),
+    page: whole.modifyEnd(mark).compile(),
     from: from as unknown as KeptStatements['from'],
   };
 }
