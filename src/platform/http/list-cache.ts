@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 
 /**
  * What a kept list (keptListPage in list.ts) keeps per database handle: its compiled statements per input
@@ -48,8 +48,8 @@ export interface KeptStatements {
   keys: CompiledQuery;
   /** The page whole, with the same two columns and the total. */
   page: CompiledQuery;
-  /** The rows the total counts, for a page past the end (which has no row to carry it). */
-  from: SelectQueryBuilder<never, never, unknown>;
+  /** Counts the rows the total counts, for a page past the end (which has no row to carry it). */
+  count: CompiledQuery<{ n: number | string }>;
 }
 
 export interface KeptStore {

@@ -140,12 +140,13 @@ export async function keptListPage<I, FDB, FTB extends keyof FDB, FO, DB, TB ext
   type Keyed = WithTotal<Record<typeof KEY_ID | typeof KEY_VERSION, string>>;
   const keys = (await db.executeQuery(statements.keys)).rows as Keyed[];
   const kept = keys.map((k) => store.rows.get(keyOfRow(name, k[KEY_ID], k[KEY_VERSION])));
-  if (kept.every((row) => row !== undefined)) return paginated(kept as T[], await totalIn(keys, page, statements.from), page);
+  const total = async (rows: readonly Keyed[]) => (rows[0] ? Number(rows[0][TOTAL]) : page.offset === 0 ? 0 : Number((await db.executeQuery(statements.count)).rows[0]!.n));
+  if (kept.every((row) => row !== undefined)) return paginated(kept as T[], await total(keys), page);
 
   const rows = (await db.executeQuery(statements.page)).rows as (Keyed & Out)[];
   const data = map(rows.map(({ [KEY_ID]: _id, [KEY_VERSION]: _v, ...row }) => row as unknown as Out));
   rows.forEach((r, i) => store.rows.set(keyOfRow(name, r[KEY_ID], r[KEY_VERSION]), deepFreeze(data[i] as object)));
-  return paginated(data, await totalIn(rows, page, statements.from), page);
+  return paginated(data, await total(rows), page);
 }
 
 /** A kept list's two statements for one page shape: the same rows, in the same order, with the same total. */
@@ -168,7 +169,7 @@ function keptStatements<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB,
   return {
     keys: picked.clearSelect().select([...keys, total] as never).modifyEnd(mark).compile(),
     page: whole.modifyEnd(mark).compile(),
-    from: from as unknown as KeptStatements['from'],
+    count: countQuery(from).compile(),
   };
 }
 
