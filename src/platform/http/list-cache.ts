@@ -44,6 +44,8 @@ export class Lru<V> {
 
 /** A kept list's statements for one input and page shape. */
 export interface KeptStatements {
+  /** Whether the next page of this shape starts with `keys` (see keptListPage). */
+  tryKeys: boolean;
   /** Each row's id (KEY_ID) and version (KEY_VERSION), with the total. */
   keys: CompiledQuery;
   /** The page whole, with the same two columns and the total. */

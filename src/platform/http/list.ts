@@ -138,10 +138,18 @@ export async function keptListPage<I, FDB, FTB extends keyof FDB, FO, DB, TB ext
   if (!statements) store.statements.set(shape, (statements = keptStatements(query, build(input), page)));
 
   type Keyed = WithTotal<Record<typeof KEY_ID | typeof KEY_VERSION, string>>;
-  const keys = (await db.executeQuery(statements.keys)).rows as Keyed[];
-  const kept = keys.map((k) => store.rows.get(keyOfRow(name, k[KEY_ID], k[KEY_VERSION])));
-  const total = async (rows: readonly Keyed[]) => (rows[0] ? Number(rows[0][TOTAL]) : page.offset === 0 ? 0 : Number((await db.executeQuery(statements.count)).rows[0]!.n));
-  if (kept.every((row) => row !== undefined)) return paginated(kept as T[], await total(keys), page);
+  const count = statements.count;
+  const total = async (rows: readonly Keyed[]) => (rows[0] ? Number(rows[0][TOTAL]) : page.offset === 0 ? 0 : Number((await db.executeQuery(count)).rows[0]!.n));
+  // The narrow statement is worth running only where the page may be kept: not on a shape's first page
+  // (a page read once, such as one of an offset walk, costs what it did before), nor right after it missed
+  // (a page whose rows keep changing pays for it on every other request only).
+  const tried = statements.tryKeys;
+  if (tried) {
+    const keys = (await db.executeQuery(statements.keys)).rows as Keyed[];
+    const kept = keys.map((k) => store.rows.get(keyOfRow(name, k[KEY_ID], k[KEY_VERSION])));
+    if (kept.every((row) => row !== undefined)) return paginated(kept as T[], await total(keys), page);
+  }
+  statements.tryKeys = !tried;
 
   const rows = (await db.executeQuery(statements.page)).rows as (Keyed & Out)[];
   const data = map(rows.map(({ [KEY_ID]: _id, [KEY_VERSION]: _v, ...row }) => row as unknown as Out));
@@ -167,6 +175,7 @@ function keptStatements<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB,
     ? order(spec.lateJoin(picked.select(keys as never)) as unknown as SelectQueryBuilder<DB, TB, Row>).select([sql.ref(`${alias}.${KEY_ID}`), sql.ref(`${alias}.${KEY_VERSION}`), total] as never)
     : picked.select([...keys, total] as never);
   return {
+    tryKeys: false,
     keys: picked.clearSelect().select([...keys, total] as never).modifyEnd(mark).compile(),
     page: whole.modifyEnd(mark).compile(),
     count: countQuery(from).compile(),
