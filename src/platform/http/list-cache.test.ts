@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { Type } from 'typebox';
-import { deepFreeze, Lru } from './list-cache.ts';
+import { keepRow, Lru } from './list-cache.ts';
 import { isListEnvelope, listEnvelopeSerializer } from './list-serializer.ts';
 import { listOf, Nullable } from './schemas.ts';
 
@@ -19,9 +19,9 @@ describe('Lru', () => {
   });
 });
 
-describe('deepFreeze', () => {
+describe('keepRow', () => {
   it('freezes nested values too, so no page can change a row every later page shares', () => {
-    const row = deepFreeze({ tags: ['x'], nested: { a: 1 } });
+    const row = keepRow({ tags: ['x'], nested: { a: 1 } });
     expect(Object.isFrozen(row) && Object.isFrozen(row.tags) && Object.isFrozen(row.nested)).toBe(true);
     expect(() => row.tags.push('y')).toThrow(TypeError);
   });
@@ -39,17 +39,22 @@ describe('listEnvelopeSerializer', () => {
     expect(isListEnvelope(Type.Object({ data: Type.Array(Item), pagination: Type.Object({}), extra: Type.String() }))).toBe(false);
   });
 
-  it('writes what the envelope serializer writes, frozen rows reused and fresh ones serialized each time', () => {
+  it('writes what the envelope serializer writes, kept rows reused and others serialized each time', () => {
     const whole = compile(schema);
     const serialize = listEnvelopeSerializer(schema as never, compile);
-    const frozen = Object.freeze({ id: 'a', name: 'quote " and \u2028', tags: Object.freeze(['t']), ignored: 1 });
+    const keptRow = keepRow({ id: 'a', name: 'quote " and \u2028', tags: ['t'], ignored: 1 });
     const fresh: { id: string; name: string | null; tags: string[] } = { id: 'b', name: null, tags: [] };
     const pagination = { page: 1, limit: 25, total: 2, totalPages: 1, hasNext: false, hasPrev: false };
-    const payload = { data: [frozen, fresh], pagination };
+    const payload = { data: [keptRow, fresh], pagination };
     expect(serialize(payload)).toBe(whole(payload));
     expect(JSON.parse(serialize(payload))).toEqual({ data: [{ id: 'a', name: 'quote " and \u2028', tags: ['t'] }, { id: 'b', name: null, tags: [] }], pagination });
     fresh.name = 'changed';
-    expect(serialize(payload)).toBe(whole(payload)); // an unfrozen row is never served from memory
+    expect(serialize(payload)).toBe(whole(payload)); // a row not kept is never served from memory
+    const shallow = Object.freeze({ id: 'c', name: null, tags: ['x'] });
+    const once = serialize({ data: [keptRow, shallow], pagination });
+    shallow.tags.push('y'); // keptRow, but not kept: its JSON is not reused
+    expect(serialize({ data: [keptRow, shallow], pagination })).not.toBe(once);
+    expect(serialize({ data: [keptRow, shallow], pagination })).toBe(whole({ data: [keptRow, shallow], pagination }));
     expect(serialize({ data: [], pagination })).toBe(whole({ data: [], pagination }));
   });
 });

@@ -56,7 +56,7 @@ export interface KeptStatements {
 
 export interface KeptStore {
   statements: Lru<KeptStatements>;
-  /** Mapped rows, deeply frozen: every later page shares them, so nothing may change them. */
+  /** Mapped rows, deeply frozen (keepRow): every later page shares them, so nothing may change them. */
   rows: Lru<object>;
 }
 
@@ -91,7 +91,18 @@ export function rowVersion(tenant: string, aliases: readonly string[], values: r
   return sql<string>`format(${sql.lit(`%s/${aliases.map(() => '%s').join('.')}${values.map(() => '|%s').join('')}`)}, ${sql.ref(tenant)}, ${sql.join(places)})`;
 }
 
-export function deepFreeze<T>(value: T): T {
+const keptRows = new WeakSet<object>();
+
+/** Freezes a mapped row deeply, as every later page shares it, and marks it kept. */
+export function keepRow<T extends object>(row: T): T {
+  keptRows.add(deepFreeze(row));
+  return row;
+}
+
+/** Whether `row` is a kept row: its JSON never changes (list-serializer.ts reuses it). */
+export const isKeptRow = (row: unknown): row is object => typeof row === 'object' && row !== null && keptRows.has(row);
+
+function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);

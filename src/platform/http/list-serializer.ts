@@ -1,7 +1,9 @@
+import { isKeptRow } from './list-cache.ts';
+
 /**
  * The response serializer of list envelopes (`{ data: [...], pagination }`): the same fast-json-stringify
- * output as the envelope's own serializer, but each row a list keeps by version (list-cache.ts; such rows
- * are frozen) is serialized once per route and its JSON reused on every page that shows it again.
+ * output as the envelope's own serializer, but each row a list keeps by version (list-cache.ts; kept rows
+ * are deeply frozen) is serialized once per route and its JSON reused on every page that shows it again.
  */
 type Serialize = (data: unknown) => string;
 type Schema = { type?: unknown; properties?: Record<string, Schema>; items?: Schema };
@@ -20,14 +22,14 @@ export function listEnvelopeSerializer(schema: Schema & { properties: { data: Sc
   const pagination = compile(schema.properties.pagination);
   const kept = new WeakMap<object, string>();
   const itemJson = (row: unknown): string => {
-    if (row === null || typeof row !== 'object' || !Object.isFrozen(row)) return item(row);
+    if (!isKeptRow(row)) return item(row);
     let json = kept.get(row);
     if (json === undefined) kept.set(row, (json = item(row)));
     return json;
   };
   return (payload) => {
     const { data, pagination: p } = (payload ?? {}) as { data?: unknown; pagination?: unknown };
-    if (!Array.isArray(data) || p === null || typeof p !== 'object' || !data.some((row) => row !== null && typeof row === 'object' && Object.isFrozen(row))) return whole(payload);
+    if (!Array.isArray(data) || p === null || typeof p !== 'object' || !data.some(isKeptRow)) return whole(payload);
     return `{"data":[${data.map(itemJson).join(',')}],"pagination":${pagination(p)}}`;
   };
 }

@@ -4,7 +4,7 @@ import type { Executor } from '../db/executor.ts';
 import { PREPARE_MARK } from '../db/prepared.ts';
 import { validation } from './errors.ts';
 import { afterPosition, KEY_ID, KEY_U, KEYSET_SORT, keysetOf, keyText } from './keyset.ts';
-import { deepFreeze, KEY_VERSION, keptStoreOf, keyOfRow, type KeptStatements } from './list-cache.ts';
+import { KEY_VERSION, keepRow, keptStoreOf, keyOfRow, type KeptStatements } from './list-cache.ts';
 import { decodeListCursor, encodeListCursor, listBinding, type KeysetPosition } from './list-cursor.ts';
 import { pageOf, paginated, type Page, type PageQuery, type Pagination } from './pagination.ts';
 
@@ -153,7 +153,7 @@ export async function keptListPage<I, FDB, FTB extends keyof FDB, FO, DB, TB ext
 
   const rows = (await db.executeQuery(statements.page)).rows as (Keyed & Out)[];
   const data = map(rows.map(({ [KEY_ID]: _id, [KEY_VERSION]: _v, ...row }) => row as unknown as Out));
-  rows.forEach((r, i) => store.rows.set(keyOfRow(name, r[KEY_ID], r[KEY_VERSION]), deepFreeze(data[i] as object)));
+  rows.forEach((r, i) => store.rows.set(keyOfRow(name, r[KEY_ID], r[KEY_VERSION]), keepRow(data[i] as object)));
   return paginated(data, await total(rows), page);
 }
 
@@ -170,6 +170,7 @@ function keptStatements<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB,
   const total = totalOf(query, spec, from).as(TOTAL);
   const mark = sql.raw(PREPARE_MARK);
   // A late join aliases the page under its own name, the tie-breaker's table: the keys pass through it.
+  if (spec.lateJoin && (typeof spec.tieBreaker !== 'string' || !spec.tieBreaker.includes('.'))) throw new Error('a kept list with a late join names its tie-breaker as alias.column');
   const alias = String(spec.tieBreaker).split('.')[0]!;
   const whole = spec.lateJoin
     ? order(spec.lateJoin(picked.select(keys as never)) as unknown as SelectQueryBuilder<DB, TB, Row>).select([sql.ref(`${alias}.${KEY_ID}`), sql.ref(`${alias}.${KEY_VERSION}`), total] as never)
