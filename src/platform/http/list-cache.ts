@@ -9,11 +9,12 @@ import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
  * the version the statement just read; otherwise it is read whole as before and its rows are kept. Either
  * way the answer is one statement's snapshot.
  *
- * A version is the `xmin` of the row and of each row joined onto it (rowVersion): PostgreSQL gives every
- * committed row version the id of the transaction that wrote it, so any change to anything the row
- * shows — its own columns, a joined name — yields another version. Three rules keep that exact:
+ * A version is the `xmin` of the row and of each row joined onto it (rowVersion), plus by value what the
+ * row shows from no such row (counts of child rows): PostgreSQL gives every committed row version the id
+ * of the transaction that wrote it, so any change to anything the row shows — its own columns, a joined
+ * name — yields another version. Three rules keep that exact:
  *  - the list's mapping is a pure function of the row (the list's name carries anything else it depends
- *    on, such as the day), and everything the row shows comes from the tables in its version;
+ *    on, such as the day), and everything the row shows comes from the tables or values in its version;
  *  - the statements depend on nothing but the list's input and the page's parameters (no clock);
  *  - never inside a transaction (keptStoreOf returns undefined there): a transaction that writes a row
  *    twice leaves both versions with its own id, and it could see the first.
