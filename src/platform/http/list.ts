@@ -138,8 +138,8 @@ export async function keptListPage<I, FDB, FTB extends keyof FDB, FO, DB, TB ext
   if (!statements) store.statements.set(shape, (statements = keptStatements(query, build(input), page)));
 
   type Keyed = WithTotal<Record<typeof KEY_ID | typeof KEY_VERSION, string>>;
-  const count = statements.count;
-  const total = async (rows: readonly Keyed[]) => (rows[0] ? Number(rows[0][TOTAL]) : page.offset === 0 ? 0 : Number((await db.executeQuery(count)).rows[0]!.n));
+  const { count } = statements;
+  const total = (rows: readonly Keyed[]) => totalIn(rows, page, async () => Number((await db.executeQuery(count)).rows[0]!.n));
   // The narrow statement is worth running only where the page may be kept: not on a shape's first page
   // (a page read once, such as one of an offset walk, costs what it did before), nor right after it missed
   // (a page whose rows keep changing pays for it on every other request only).
@@ -213,9 +213,10 @@ async function withTotal<DB, TB extends keyof DB, O>(rows: SelectQueryBuilder<DB
 type WithTotal<R> = R & { [TOTAL]: number | string };
 
 /** The total a page's rows carry; a page past the end has no row to carry it and counts again. */
-async function totalIn<FDB, FTB extends keyof FDB, FO>(rows: readonly WithTotal<unknown>[], page: Page, from: SelectQueryBuilder<FDB, FTB, FO>): Promise<number> {
+async function totalIn<FDB, FTB extends keyof FDB, FO>(rows: readonly WithTotal<unknown>[], page: Page, from: SelectQueryBuilder<FDB, FTB, FO> | (() => Promise<number>)): Promise<number> {
   if (rows[0]) return Number(rows[0][TOTAL]);
-  return page.offset === 0 ? 0 : countOf(from);
+  if (page.offset === 0) return 0;
+  return typeof from === 'function' ? from() : countOf(from);
 }
 
 /**
