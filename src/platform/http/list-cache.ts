@@ -62,8 +62,8 @@ export interface KeptStore {
 }
 
 /** Per database handle: a few thousand first pages' worth of rows (a mapped row is ~1–2 KB with its JSON). */
-export const KEPT_ROWS = 5_000;
-export const KEPT_STATEMENTS = 1_000;
+const KEPT_ROWS = 5_000;
+const KEPT_STATEMENTS = 1_000;
 
 const stores = new WeakMap<object, KeptStore>();
 
