@@ -27,24 +27,33 @@ export const correctable = (token: string): boolean => token.length >= 3 && toke
 
 /**
  * The typo correction of a query's tokens, or null when some word has no replacement (then nothing can
- * match) or no word needed one. A word that some word of the tenant's documents starts with is kept
- * and still matches as a prefix (written with a trailing `*`); any other word is replaced by a word of
- * theirs, which then matches whole: the first spelling one edit away that exists (oneEditAway's order),
- * else the most similar word by trigrams. Short words (under 3 letters) and words with digits are kept
- * as typed. Read the result with parseCorrected (search.parse.ts).
+ * match) or no word needed one. The query as typed matched its last word as a prefix and the others whole
+ * (search.parse.ts), so: a word of the tenant's documents is kept as typed; a word that only begins some of
+ * them is kept as a prefix (written with a trailing `*`), which widens an earlier word (`proj setu` finds
+ * "projector setup"); any other word is replaced by a word of theirs, which then matches whole: the first
+ * spelling one edit away that exists (oneEditAway's order), else the most similar word by trigrams. Short
+ * words (under 3 letters) and words with digits are kept as typed. Read the result with parseCorrected.
  */
 export async function correctQuery(db: Executor, tenant: string, tokens: readonly string[]): Promise<string | null> {
   const candidates = tokens.filter(correctable);
   if (candidates.length === 0) return null;
   // A range rather than LIKE, so the btree serves the per-token pattern.
-  const known = new Set((await sql<{ token: string }>`
-    select t.token from unnest(${candidates}::text[]) as t (token)
+  const known = new Map((await sql<{ token: string; whole: boolean }>`
+    select t.token, exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word = t.token) as whole
+    from unnest(${candidates}::text[]) as t (token)
     where exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word ~>=~ t.token and l.word ~<~ (t.token || chr(1114111)))
-  `.execute(db)).rows.map((r) => r.token));
+  `.execute(db)).rows.map((r) => [r.token, r.whole]));
   let changed = false;
   const words: string[] = [];
-  for (const token of tokens) {
-    if (!correctable(token) || known.has(token)) { words.push(`${token}*`); continue; }
+  const last = tokens.length - 1;
+  for (const [i, token] of tokens.entries()) {
+    if (!correctable(token)) { words.push(i === last ? `${token}*` : token); continue; }
+    const whole = known.get(token);
+    if (whole !== undefined) {
+      words.push(whole && i < last ? token : `${token}*`);
+      if (!whole && i < last) changed = true;
+      continue;
+    }
     const fix = await oneEditFix(db, tenant, token) ?? await nearestWord(db, tenant, token);
     // Dictionary words are letters only (see isWord); anything else is refused rather than trusted into a tsquery.
     if (fix === null || !/^[\p{L}\p{M}]+$/u.test(fix)) return null;

@@ -8,7 +8,7 @@ export interface ParsedQuery {
   text: string;
   /** The letter/digit runs, lower case (at most 8, each at most 64 characters). */
   tokens: string[];
-  /** `tok1:* & tok2:*` over the letter/digit runs (short ones exact); null when none or the query uses operators. */
+  /** `tok1 & tok2:*` over the letter/digit runs: the last one a prefix unless short; null when none or the query uses operators. */
   prefix: string | null;
   /** Only letters, digits and spaces, no operators: the prefix query alone finds every match. */
   plainWords: boolean;
@@ -30,10 +30,16 @@ export function normalizeQuery(raw: string): string {
 export function parseQuery(raw: string): ParsedQuery {
   const text = normalizeQuery(raw);
   const tokens = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_PREFIX_TOKENS).map((t) => t.slice(0, 64));
-  // With websearch operators the user asked for exact logic; a prefix AND of all words would override it.
+  // With websearch operators the user asked for exact logic; a prefix AND of the words would override it.
+  // Only the last word is a prefix (the one still being typed), as Algolia's prefixLast and Elasticsearch's
+  // match_bool_prefix: a GIN index skips through a whole word's postings but reads every word a prefix
+  // covers in full, so two frequent prefixes cost their whole posting lists however few rows they share
+  // (bench/README.md, issue 23: 1.3–25× slower counts). A query whose earlier words only begin words of the
+  // tenant's documents (`proj setu`) is widened to prefixes by the typo fallback (lexicon.ts correctQuery).
   // One- and two-character tokens match whole words only: `t:*` would scan every word starting with t
   // (an identifier "T-000123" has such a token), which costs more than the whole rest of the query.
-  const prefix = tokens.length > 0 && !OPERATORS.test(text) ? tokens.map((t) => (t.length < MIN_PREFIX ? t : `${t}:*`)).join(' & ') : null;
+  const last = tokens.length - 1;
+  const prefix = tokens.length > 0 && !OPERATORS.test(text) ? tokens.map((t, i) => (i < last || t.length < MIN_PREFIX ? t : `${t}:*`)).join(' & ') : null;
   const plainWords = prefix !== null && /^[\p{L}\p{N} ]+$/u.test(text) && !/(^| )or( |$)/i.test(text);
   const m = IDENTIFIER.exec(text.toLowerCase());
   if (!m) return { text, tokens, prefix, plainWords, identifiers: [], identifierPrefix: null };

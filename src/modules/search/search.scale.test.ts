@@ -168,8 +168,8 @@ describe('search at scale: ranking and paging', () => {
     const single = await service.search(admin, { query: w });
     expect(single.results.map((r) => r.id)).toEqual(expected);
     expect(single.results.map((r) => r.score)).toEqual([700, 700, 700, 500, 500, 300, 300]);
-    // Two words take the general engine: same tiers, same order.
-    const general = await service.search(admin, { query: `${w} ${v}` });
+    // Two words take the general engine: same tiers, same order (the last word is the prefix).
+    const general = await service.search(admin, { query: `${v} ${w}` });
     expect(general.results.map((r) => r.id)).toEqual(expected);
     expect(general.results.map((r) => r.score)).toEqual([700, 700, 700, 500, 500, 300, 300]);
     // Recency alone on request.

@@ -79,6 +79,30 @@ describe('GET /search — finding and ranking', () => {
     expect((await search(admin, { query: 'projector qwxzvy', types: 'ticket' })).totalCount).toBe(0);
   });
 
+  it('matches the last word as a prefix and the others whole, widening an earlier word only when nothing matched', async () => {
+    const { admin } = await makeTenant(t);
+    const client = await makeClient(admin);
+    const setup = await makeTicket(admin, client.client_id, { title: 'Projector setup in boardroom' });
+    const lamp = await makeTicket(admin, client.client_id, { title: 'Project lamp order' });
+    // As typed: "projector" whole (stemmed: "projectors" too), "setu" as a prefix; full scores.
+    for (const query of ['projector setu', 'projectors setup']) {
+      const page = await search(admin, { query, types: 'ticket' });
+      expect(idsOf(page.results), query).toEqual([setup.ticket_id]);
+      expect(page.results[0]!.score).toBe(700);
+    }
+    // "project" is a word of the tenant's: it matches whole, so "Projector setup" is not pulled in by it.
+    const project = await search(admin, { query: 'project lamp', types: 'ticket' });
+    expect(idsOf(project.results)).toEqual([lamp.ticket_id]);
+    expect(project.totalCount).toBe(1);
+    // Nothing matches "proj" whole: the fallback reads it as a prefix too, at a tenth of the score.
+    const widened = await search(admin, { query: 'proj setu', types: 'ticket' });
+    expect(idsOf(widened.results)).toEqual([setup.ticket_id]);
+    expect(widened.results[0]!.score).toBe(70);
+    expect(widened.results[0]!.snippet).toBe('<mark>Projector</mark> <mark>setup</mark> in boardroom');
+    // A widened word next to a misspelt one: both fixed in the same fallback.
+    expect(idsOf((await search(admin, { query: 'proj boardrom', types: 'ticket' })).results)).toEqual([setup.ticket_id]);
+  });
+
   it('corrects words found only in bodies and comments, and only from the caller\'s own tenant', async () => {
     const { admin } = await makeTenant(t);
     const other = await makeTenant(t);
@@ -209,9 +233,10 @@ describe('GET /search — input', () => {
 });
 
 describe('query parsing', () => {
-  it('builds prefix queries from words (short ones exact) and recognises identifiers without losing prefixes', async () => {
+  it('builds prefix queries from words (the last a prefix unless short) and recognises identifiers without losing prefixes', async () => {
     const { parseQuery } = await import('./search.parse.ts');
-    expect(parseQuery('  Printer\u0000  jam ')).toEqual({ text: 'Printer jam', tokens: ['printer', 'jam'], prefix: 'printer:* & jam:*', plainWords: true, identifiers: [], identifierPrefix: null });
+    expect(parseQuery('  Printer\u0000  jam ')).toEqual({ text: 'Printer jam', tokens: ['printer', 'jam'], prefix: 'printer & jam:*', plainWords: true, identifiers: [], identifierPrefix: null });
+    expect(parseQuery('new printer ab')).toMatchObject({ prefix: 'new & printer & ab' });
     expect(parseQuery('T-123')).toMatchObject({ prefix: 't & 123:*', plainWords: false, identifiers: ['t-123', 't-000123'], identifierPrefix: 't-123%' });
     expect(parseQuery('srv01')).toMatchObject({ prefix: 'srv01:*', plainWords: true, identifiers: ['srv-01', 'srv-000001'] });
     expect(parseQuery('"exact phrase"')).toMatchObject({ prefix: null, plainWords: false });
@@ -219,7 +244,7 @@ describe('query parsing', () => {
     expect(parseQuery('bob@example.com')).toMatchObject({ plainWords: false });
   });
 
-  it('reads a correction: kept words by prefix, corrected words whole', async () => {
+  it('reads a correction: words kept or widened by prefix, corrected words whole', async () => {
     const { parseCorrected } = await import('./search.parse.ts');
     expect(parseCorrected('proj* boardroom ab*')).toEqual({
       text: 'proj boardroom ab', tokens: ['proj', 'boardroom', 'ab'], prefix: 'proj:* & boardroom & ab', plainWords: true, identifiers: [], identifierPrefix: null,
