@@ -47,11 +47,12 @@ export async function correctQuery(db: Executor, tenant: string, tokens: readonl
   const words: string[] = [];
   const last = tokens.length - 1;
   for (const [i, token] of tokens.entries()) {
-    if (!correctable(token)) { words.push(i === last ? `${token}*` : token); continue; }
-    const whole = known.get(token);
+    // A word never corrected is kept as typed, like a word of theirs.
+    const whole = correctable(token) ? known.get(token) : true;
     if (whole !== undefined) {
-      words.push(whole && i < last ? token : `${token}*`);
-      if (!whole && i < last) changed = true;
+      // As typed, the last word was a prefix and the others whole; an earlier word only begun is widened.
+      words.push(i === last || !whole ? `${token}*` : token);
+      if (i < last && !whole) changed = true;
       continue;
     }
     const fix = await oneEditFix(db, tenant, token) ?? await nearestWord(db, tenant, token);

@@ -169,7 +169,10 @@ function keptStatements<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB,
   const keys = [sql<string>`${refOf(spec.tieBreaker)}::text`.as(KEY_ID), spec.version.as(KEY_VERSION)];
   const total = totalOf(query, spec, from).as(TOTAL);
   const mark = sql.raw(PREPARE_MARK);
-  const whole = spec.lateJoin ? lateJoined(spec, order, picked, keys, total) : picked.select([...keys, total] as never);
+  const through = (alias: string) => [sql.ref(`${alias}.${KEY_ID}`), sql.ref(`${alias}.${KEY_VERSION}`), total];
+  const whole = spec.lateJoin
+    ? order(spec.lateJoin(picked.select(keys as never)) as unknown as SelectQueryBuilder<DB, TB, Row>).select(through(tieBreakerTable(spec.tieBreaker)) as never)
+    : picked.select([...keys, total] as never);
   return {
     tryKeys: false,
     keys: picked.clearSelect().select([...keys, total] as never).modifyEnd(mark).compile(),
@@ -178,17 +181,10 @@ function keptStatements<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB,
   };
 }
 
-/** A late join aliases the page under its own name, the tie-breaker's table: the keys pass through it. */
-function lateJoined<FDB, FTB extends keyof FDB, FO, DB, TB extends keyof DB, Row, S extends string, JDB, JTB extends keyof JDB, Out>(
-  spec: ListSpec<FDB, FTB, FO, DB, TB, Row, S, JDB, JTB, Out>,
-  order: (q: SelectQueryBuilder<DB, TB, Row>) => SelectQueryBuilder<DB, TB, Row>,
-  picked: SelectQueryBuilder<DB, TB, Row>,
-  keys: readonly unknown[],
-  total: unknown,
-) {
-  if (typeof spec.tieBreaker !== 'string' || !spec.tieBreaker.includes('.')) throw new Error('a kept list with a late join names its tie-breaker as alias.column');
-  const alias = spec.tieBreaker.split('.')[0]!;
-  return order(spec.lateJoin!(picked.select(keys as never)) as unknown as SelectQueryBuilder<DB, TB, Row>).select([sql.ref(`${alias}.${KEY_ID}`), sql.ref(`${alias}.${KEY_VERSION}`), total] as never);
+/** The table of a late-joined list's tie-breaker (`alias.column`): the page is aliased under its name, and the keys pass through it. */
+function tieBreakerTable(tieBreaker: unknown): string {
+  if (typeof tieBreaker !== 'string' || !tieBreaker.includes('.')) throw new Error('a kept list with a late join names its tie-breaker as alias.column');
+  return tieBreaker.split('.')[0]!;
 }
 
 /**
