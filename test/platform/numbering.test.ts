@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { ASYNC_COMMIT } from '../../src/platform/db/async-commit.ts';
 import { withTransaction } from '../../src/platform/db/executor.ts';
-import { nextNumberInTrx, withReservedNumber } from '../../src/platform/db/numbering.ts';
+import { consuming, nextNumberInTrx, reservedSeq, withReservedNumber, type ReservedNumber } from '../../src/platform/db/numbering.ts';
+import { newId } from '../../src/platform/ids.ts';
 import type { DB } from '../../src/platform/db/schema.ts';
 import { expectStatus, makeClient } from '../client-factories.ts';
 import { makeTenant } from '../factories.ts';
@@ -74,10 +75,47 @@ describe('record numbers', () => {
       })).toBe('off');
       expect(await setting(conn)).toBe('on');
 
-      const inCreate = await withReservedNumber(conn, tenant, 'ticket', async (trx, seq) => ({ seq, commit: await setting(trx) }));
+      const inCreate = await withReservedNumber(conn, tenant, 'ticket', async (trx, reserved) => {
+        await consuming(trx, reserved).selectFrom('reservation').select('seq').execute();
+        return { seq: reserved.seq, commit: await setting(trx) };
+      });
       expect(inCreate).toEqual({ seq: 1, commit: 'on' });
       expect(await setting(conn)).toBe('on');
     });
+    expect(await reservations(tenant)).toEqual([]);
+  });
+
+  it('the insert consumes the reservation; one reassigned while the create ran is refused with 409, and a create that does not consume its reservation fails', async () => {
+    const { admin, tenant } = await makeTenant(t);
+    const client = await makeClient(admin);
+    const { ticket_id } = await makeTicket(admin, client.client_id);
+    const first = await t.database.db.selectFrom('tickets').selectAll().where('tenant', '=', tenant).where('ticket_id', '=', ticket_id).executeTakeFirstOrThrow();
+    // A copy of the first ticket under the reserved number, as the tickets repo inserts one.
+    const insertTicket = (trx: Transaction<DB>, reserved: ReservedNumber) => consuming(trx, reserved).insertInto('tickets')
+      .values({ ...first, ticket_id: newId(), ticket_seq: reservedSeq, ticket_number: `T-${String(reserved.seq).padStart(6, '0')}` }).execute();
+
+    const made = await withReservedNumber(t.database.db, tenant, 'ticket', async (trx, reserved) => {
+      expect(await trx.selectFrom('number_reservations').select(['sequence', 'seq']).where('tenant', '=', tenant).execute()).toEqual([{ sequence: 'ticket', seq: 2 }]);
+      await insertTicket(trx, reserved);
+      return reserved.seq;
+    });
+    expect(made).toBe(2);
+    expect(await reservations(tenant)).toEqual([]);
+
+    // As when a create stalls past the reservation's lifetime and a later create reclaims its number (written
+    // in the create's own transaction: PGlite has one connection).
+    const stalled = withReservedNumber(t.database.db, tenant, 'ticket', async (trx, reserved) => {
+      await trx.updateTable('number_reservations').set({ reserved_until: new Date(Date.now() + 1000) }).where('tenant', '=', tenant).execute();
+      await insertTicket(trx, reserved);
+    });
+    await expect(stalled).rejects.toMatchObject({ statusCode: 409, code: 'CONFLICT', message: expect.stringMatching(/number was reassigned/) });
+    expect(await t.database.db.selectFrom('tickets').select('ticket_seq').where('tenant', '=', tenant).orderBy('ticket_seq').execute()).toEqual([{ ticket_seq: 1 }, { ticket_seq: 2 }]);
+
+    const forgetful = withReservedNumber(t.database.db, tenant, 'ticket', async () => 'no insert');
+    await expect(forgetful).rejects.toThrow(/did not consume its reservation/);
+    // Both gave number 3 back (the stalled create's own change rolled back with it), so the next create takes it.
+    expect((await makeTicket(admin, client.client_id)).ticket_number).toBe('T-000003');
+    expect((await makeTicket(admin, client.client_id)).ticket_number).toBe('T-000004');
     expect(await reservations(tenant)).toEqual([]);
   });
 

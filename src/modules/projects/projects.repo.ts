@@ -1,7 +1,9 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Transaction, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
+import { consuming, reservedSeq, type ReservedNumber } from '../../platform/db/numbering.ts';
+import type { DB } from '../../platform/db/schema.ts';
 import type { ProjectsTable } from '../../platform/db/schema.projects.ts';
 import { rowVersion } from '../../platform/http/list-cache.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
@@ -82,9 +84,15 @@ export async function findProjectViews(db: Executor, tenant: string, projectIds:
   return (await withNames(projectBase(db, tenant)).where('p.project_id', 'in', [...projectIds]).execute()) as ProjectViewRow[];
 }
 
-/** Prepared: every create runs it, and on PostgreSQL parsing and planning it cost more than running it. */
-export async function insertProject(db: Executor, row: Insertable<ProjectsTable>): Promise<void> {
-  await db.insertInto('projects').values(row).modifyEnd(sql.raw(PREPARE_MARK)).execute();
+/**
+ * Inserts a project numbered `row.project_seq`, or with the reserved number, consuming the reservation in the same
+ * statement. Prepared: every create runs it, and on PostgreSQL parsing and planning it cost more than running it.
+ */
+export async function insertProject(db: Transaction<DB>, row: Insertable<ProjectsTable>, reserved?: ReservedNumber): Promise<void> {
+  const insert = reserved
+    ? consuming(db, reserved).insertInto('projects').values({ ...row, project_seq: reservedSeq })
+    : db.insertInto('projects').values(row);
+  await insert.modifyEnd(sql.raw(PREPARE_MARK)).execute();
 }
 
 export async function updateProject(db: Executor, tenant: string, projectId: string, set: Updateable<ProjectsTable>): Promise<void> {

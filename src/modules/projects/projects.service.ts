@@ -41,7 +41,7 @@ export function createProjectsService(deps: { db: Kysely<DB>; publicUrl: string 
     },
 
     create(actor: Actor, body: CreateProjectBody): Promise<Project> {
-      return withReservedNumber(db, actor.tenant, 'project', (trx, seq) => createProjectInTrx(trx, actor, body, { publicUrl, seq }));
+      return withReservedNumber(db, actor.tenant, 'project', (trx, reserved) => createProjectInTrx(trx, actor, body, { publicUrl, reserved }));
     },
 
     update(actor: Actor, id: string, body: UpdateProjectBody, ifMatch?: string): Promise<Project> {

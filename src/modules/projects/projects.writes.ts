@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
-import { nextNumberInTrx } from '../../platform/db/numbering.ts';
+import { nextNumberInTrx, type ReservedNumber } from '../../platform/db/numbering.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { PROJECT_EVENTS } from './projects.vocabulary.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
@@ -23,7 +23,7 @@ export interface WriteContext {
   publicUrl: string;
   ifMatch?: string;
   /** The project number reserved for a create (withReservedNumber); without it the counter is used in the transaction. */
-  seq?: number;
+  reserved?: ReservedNumber;
 }
 
 /** P-000001; longer once the counter passes 999 999. */
@@ -56,7 +56,7 @@ export async function createProjectInTrx(trx: Transaction<DB>, actor: Actor, bod
   };
   const { status } = await checkProjectRefs(trx, actor, refs, new Set(REF_FIELDS.filter((f) => f !== 'status_id' || !defaultStatus)));
   const closed = (status ?? defaultStatus)!.is_closed;
-  const seq = ctx.seq ?? (await nextNumberInTrx(trx, tenant, 'project'));
+  const seq = ctx.reserved?.seq ?? (await nextNumberInTrx(trx, tenant, 'project'));
   const projectId = newId();
   const now = new Date();
   await insertProject(trx, {
@@ -76,7 +76,7 @@ export async function createProjectInTrx(trx: Transaction<DB>, actor: Actor, bod
     updated_by: actor.userId,
     updated_at: now,
     closed_at: closed ? now : null,
-  });
+  }, ctx.reserved);
   await insertDefaultMappings(trx, tenant, projectId, newId);
   const row = (await findProjectView(trx, tenant, projectId))!;
   await emitProjectEvents(trx, row, [PROJECT_EVENTS.created], { publicUrl: ctx.publicUrl });

@@ -1,8 +1,9 @@
-import { sql, type Insertable, type RawBuilder, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Selectable, type Transaction, type Updateable } from 'kysely';
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
-import type { TicketsTable } from '../../platform/db/schema.ts';
+import { consuming, reservedSeq, type ReservedNumber } from '../../platform/db/numbering.ts';
+import type { DB, TicketsTable } from '../../platform/db/schema.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
 import { rowVersion } from '../../platform/http/list-cache.ts';
 
@@ -93,9 +94,15 @@ export async function findTicketRow(db: Executor, tenant: string, ticketId: stri
   return db.selectFrom('tickets').selectAll().where('tenant', '=', tenant).where('ticket_id', '=', ticketId).executeTakeFirst();
 }
 
-/** Prepared: every create runs it, and on PostgreSQL parsing and planning it cost more than running it. */
-export async function insertTicket(db: Executor, row: Insertable<TicketsTable>): Promise<void> {
-  await db.insertInto('tickets').values(row).modifyEnd(sql.raw(PREPARE_MARK)).execute();
+/**
+ * Inserts a ticket numbered `row.ticket_seq`, or with the reserved number, consuming the reservation in the same
+ * statement. Prepared: every create runs it, and on PostgreSQL parsing and planning it cost more than running it.
+ */
+export async function insertTicket(db: Transaction<DB>, row: Insertable<TicketsTable>, reserved?: ReservedNumber): Promise<void> {
+  const insert = reserved
+    ? consuming(db, reserved).insertInto('tickets').values({ ...row, ticket_seq: reservedSeq })
+    : db.insertInto('tickets').values(row);
+  await insert.modifyEnd(sql.raw(PREPARE_MARK)).execute();
 }
 
 export async function updateTicket(db: Executor, tenant: string, ticketId: string, set: Updateable<TicketsTable>): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Actor } from '../../platform/auth/context.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
-import { nextNumberInTrx, withReservedNumber } from '../../platform/db/numbering.ts';
+import { nextNumberInTrx, withReservedNumber, type ReservedNumber } from '../../platform/db/numbering.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { TICKET_EVENTS } from './tickets.vocabulary.ts';
 import { assertIfMatch } from '../../platform/http/etag.ts';
@@ -57,7 +57,7 @@ export interface TicketWriteContext {
   publicUrl: string;
   ifMatch?: string;
   /** The ticket number reserved for a create (withReservedNumber); without it the counter is used in the transaction. */
-  seq?: number;
+  reserved?: ReservedNumber;
 }
 
 /**
@@ -119,7 +119,7 @@ export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body
   const { status } = await checkReferences(trx, actor, refs, new Set(REF_FIELDS.filter((f) => !defaulted.has(f))));
   const closed = (status ?? defaultStatus)!.is_closed;
 
-  const seq = ctx.seq ?? (await nextNumberInTrx(trx, tenant, 'ticket'));
+  const seq = ctx.reserved?.seq ?? (await nextNumberInTrx(trx, tenant, 'ticket'));
   const ticketId = newId();
   const now = new Date();
   await insertTicket(trx, {
@@ -138,7 +138,7 @@ export async function createTicketInTrx(trx: Transaction<DB>, actor: Actor, body
     updated_at: now,
     closed_by: closed ? actor.userId : null,
     closed_at: closed ? now : null,
-  });
+  }, ctx.reserved);
   await insertTags(trx, tenant, ticketId, tags, now);
   const row = (await findTicketView(trx, tenant, ticketId))!;
   // Indexed from the view just read: the search loader would read the same columns again.
@@ -201,7 +201,7 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
 
     /** Creates a ticket (createTicketInTrx in its own transaction). Emits ticket.created. */
     async create(actor: Actor, body: CreateTicketBody): Promise<Ticket> {
-      return withReservedNumber(db, actor.tenant, 'ticket', (trx, seq) => createTicketInTrx(trx, actor, body, { publicUrl, seq }));
+      return withReservedNumber(db, actor.tenant, 'ticket', (trx, reserved) => createTicketInTrx(trx, actor, body, { publicUrl, reserved }));
     },
 
     /** Partial update of any field; emits ticket.updated (+ status_changed, closed, assigned) when something changed. */

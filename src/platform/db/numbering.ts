@@ -12,8 +12,8 @@ import { PREPARE_MARK } from './prepared.ts';
  * Taking the number from the counter inside the create's transaction locks the counter row until that
  * transaction commits, so creates in one tenant ran one at a time, each holding the lock across every
  * round trip of its writes (tags, search document, events). Instead a create first *reserves* a number in
- * a statement of its own (the counter row is locked only for that statement), then its transaction uses the
- * reservation, deleting it with the commit. A create that fails gives its number back at once; one whose
+ * a statement of its own (the counter row is locked only for that statement), then the insert of its record
+ * deletes the reservation in the same statement and transaction. A create that fails gives its number back at once; one whose
  * process dies leaves a reservation that expires and is handed to a later create. Every number the counter
  * gave out is therefore on a record or reserved — a number is never skipped, though a reused one can be
  * lower than numbers given out before it.
@@ -26,30 +26,64 @@ const COUNTERS = { ticket: 'ticket_number_counters', project: 'project_number_co
 const RESERVATION_MS = 60 * 60_000;
 
 /**
- * Runs `create` in a transaction with a reserved number: the lowest expired reservation of the tenant's
- * sequence if there is one, else the counter's next. Call it outside any transaction (the reservation
- * commits on its own).
+ * A number reserved for one create. The create's insert consumes it (`consuming`): the statement that writes
+ * the record also deletes the reservation, so the reservation costs the create's transaction no round trip
+ * of its own.
  */
-export async function withReservedNumber<T>(db: Kysely<DB>, tenant: string, sequence: NumberSequence, create: (trx: Transaction<DB>, seq: number) => Promise<T>): Promise<T> {
+export class ReservedNumber {
+  /** Set when an insert was built to consume the reservation (withReservedNumber checks it). */
+  consumed = false;
+
+  constructor(
+    readonly tenant: string,
+    readonly sequence: NumberSequence,
+    readonly seq: number,
+    readonly until: Date,
+  ) {}
+}
+
+/** The number columns, NOT NULL: an insert whose reservation is gone writes null there and is refused. */
+const NUMBER_COLUMNS = { ticket: 'ticket_seq', project: 'project_seq' } as const satisfies Record<NumberSequence, string>;
+
+/**
+ * The statement creator for the insert that takes `reserved`'s number: a CTE `reservation` deletes the
+ * reservation, and the insert reads its number with `reservedSeq` — null when the reservation was reassigned
+ * (only a create stalled past its lifetime loses it), which the number column's NOT NULL refuses.
+ */
+export function consuming(db: Transaction<DB>, reserved: ReservedNumber) {
+  reserved.consumed = true;
+  return db.with('reservation', (qc) => qc.deleteFrom('number_reservations')
+    .where('tenant', '=', reserved.tenant).where('sequence', '=', reserved.sequence)
+    .where('seq', '=', reserved.seq).where('reserved_until', '=', reserved.until)
+    .returning('seq'));
+}
+
+/** The consumed reservation's number, as the value of the insert's number column (see consuming). */
+export const reservedSeq = sql<number>`(select reservation.seq from reservation)`;
+
+/**
+ * Runs `create` in a transaction with a reserved number: the lowest expired reservation of the tenant's
+ * sequence if there is one, else the counter's next. `create` inserts its record through `consuming`. Call it
+ * outside any transaction (the reservation commits on its own).
+ */
+export async function withReservedNumber<T>(db: Kysely<DB>, tenant: string, sequence: NumberSequence, create: (trx: Transaction<DB>, reserved: ReservedNumber) => Promise<T>): Promise<T> {
   const until = new Date(Date.now() + RESERVATION_MS);
-  const seq = await reserve(db, tenant, sequence, until);
+  const reserved = new ReservedNumber(tenant, sequence, await reserve(db, tenant, sequence, until), until);
   try {
     return await withTransaction(db, async (trx) => {
-      const used = await trx
-        .deleteFrom('number_reservations')
-        .where('tenant', '=', tenant).where('sequence', '=', sequence).where('seq', '=', seq).where('reserved_until', '=', until)
-        .modifyEnd(sql.raw(PREPARE_MARK))
-        .executeTakeFirst();
-      // Only a create stalled past the reservation's lifetime gets here (its number went to another create).
-      if (Number(used.numDeletedRows) !== 1) throw conflict('The create took too long and its number was reassigned; send it again');
-      return create(trx, seq);
+      const created = await create(trx, reserved);
+      // A create that kept its number without consuming it would leave the reservation to be handed out again.
+      if (!reserved.consumed) throw new Error(`withReservedNumber: the ${sequence} create did not consume its reservation`);
+      return created;
     });
   } catch (err) {
     // Given back at once; if even that fails (the database went away), the reservation expires instead.
     await db.updateTable('number_reservations').set({ reserved_until: new Date(0) })
-      .where('tenant', '=', tenant).where('sequence', '=', sequence).where('seq', '=', seq).where('reserved_until', '=', until)
+      .where('tenant', '=', tenant).where('sequence', '=', sequence).where('seq', '=', reserved.seq).where('reserved_until', '=', until)
       .execute()
       .catch(() => undefined);
+    const { code, column } = (err ?? {}) as { code?: unknown; column?: unknown };
+    if (code === '23502' && column === NUMBER_COLUMNS[sequence]) throw conflict('The create took too long and its number was reassigned; send it again');
     throw err;
   }
 }
