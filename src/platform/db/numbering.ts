@@ -12,11 +12,11 @@ import { PREPARE_MARK } from './prepared.ts';
  * Taking the number from the counter inside the create's transaction locks the counter row until that
  * transaction commits, so creates in one tenant ran one at a time, each holding the lock across every
  * round trip of its writes (tags, search document, events). Instead a create first *reserves* a number in
- * a statement of its own (the counter row is locked only for that statement), then the insert of its record
- * deletes the reservation in the same statement and transaction. A create that fails gives its number back at once; one whose
- * process dies leaves a reservation that expires and is handed to a later create. Every number the counter
- * gave out is therefore on a record or reserved — a number is never skipped, though a reused one can be
- * lower than numbers given out before it.
+ * a statement of its own (the counter row is locked only for that statement), then the statement that inserts
+ * its record deletes the reservation. A create that fails gives its number back at once; one whose process
+ * dies leaves a reservation that expires and is handed to a later create. Every number the counter gave out
+ * is therefore on a record or reserved — a number is never skipped, though a reused one can be lower than
+ * numbers given out before it.
  */
 export type NumberSequence = 'ticket' | 'project';
 
