@@ -2,6 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable, type Transactio
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
+import { keptNamesOf, namesVersion, type KeptNames } from '../../platform/db/names-version.ts';
 import { consuming, reservedSeq, type ReservedNumber } from '../../platform/db/numbering.ts';
 import type { DB, TicketsTable } from '../../platform/db/schema.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
@@ -41,13 +42,17 @@ const tagsOfTicket = sql<string[]>`array(select tg.tag from ticket_tags tg where
 const ticketBase = (db: Executor, tenant: string) => db.selectFrom('tickets as t').where('t.tenant', '=', tenant);
 type TicketBase = ReturnType<typeof ticketBase>;
 
-/** Adds the names a ticket shows; one row per ticket (every join is on a primary key). */
+/**
+ * Adds the names a ticket shows; one row per ticket (every join is on a primary key). Left joins throughout,
+ * though the first four always find their row (NOT NULL foreign keys): PostgreSQL drops a left join whose
+ * columns a statement does not use, so the kept list's narrow statement (ids and versions) reads tickets alone.
+ */
 function withNames(q: TicketBase) {
   return q
-    .innerJoin('boards as b', (j) => j.onRef('b.tenant', '=', 't.tenant').onRef('b.board_id', '=', 't.board_id'))
-    .innerJoin('ticket_statuses as s', (j) => j.onRef('s.tenant', '=', 't.tenant').onRef('s.status_id', '=', 't.status_id'))
-    .innerJoin('ticket_priorities as p', (j) => j.onRef('p.tenant', '=', 't.tenant').onRef('p.priority_id', '=', 't.priority_id'))
-    .innerJoin('clients as cl', (j) => j.onRef('cl.tenant', '=', 't.tenant').onRef('cl.client_id', '=', 't.client_id'))
+    .leftJoin('boards as b', (j) => j.onRef('b.tenant', '=', 't.tenant').onRef('b.board_id', '=', 't.board_id'))
+    .leftJoin('ticket_statuses as s', (j) => j.onRef('s.tenant', '=', 't.tenant').onRef('s.status_id', '=', 't.status_id'))
+    .leftJoin('ticket_priorities as p', (j) => j.onRef('p.tenant', '=', 't.tenant').onRef('p.priority_id', '=', 't.priority_id'))
+    .leftJoin('clients as cl', (j) => j.onRef('cl.tenant', '=', 't.tenant').onRef('cl.client_id', '=', 't.client_id'))
     .leftJoin('ticket_categories as cat', (j) => j.onRef('cat.tenant', '=', 't.tenant').onRef('cat.category_id', '=', 't.category_id'))
     .leftJoin('ticket_categories as sub', (j) => j.onRef('sub.tenant', '=', 't.tenant').onRef('sub.category_id', '=', 't.subcategory_id'))
     .leftJoin('contacts as co', (j) => j.onRef('co.tenant', '=', 't.tenant').onRef('co.contact_id', '=', 't.contact_id'))
@@ -55,11 +60,11 @@ function withNames(q: TicketBase) {
     .leftJoin('teams as tm', (j) => j.onRef('tm.tenant', '=', 't.tenant').onRef('tm.team_id', '=', 't.assigned_team_id'))
     .leftJoin('users as eu', (j) => j.onRef('eu.tenant', '=', 't.tenant').onRef('eu.user_id', '=', 't.entered_by'))
     .select(TICKET_COLUMNS)
-    .select([
-      'b.board_name',
-      's.name as status_name',
-      'p.priority_name',
-      'cl.client_name',
+    .select((eb) => [
+      eb.ref('b.board_name').$notNull().as('board_name'),
+      eb.ref('s.name').$notNull().as('status_name'),
+      eb.ref('p.priority_name').$notNull().as('priority_name'),
+      eb.ref('cl.client_name').$notNull().as('client_name'),
       'cat.category_name as category_name',
       'sub.category_name as subcategory_name',
       'co.full_name as contact_name',
@@ -71,17 +76,75 @@ function withNames(q: TicketBase) {
     ]);
 }
 
-/** The ticket as shown, optionally locking the ticket row (only it: the joined rows stay unlocked). */
-// Eleven tables take PostgreSQL longer to plan (~10 ms) than to run (<1 ms): the single-ticket read,
-// used by every ticket request and event, is prepared once per connection, in both lock modes.
+/**
+ * Each name a ticket shows, the column holding the id it is the name of, and the kind of record that id
+ * names (the key its name is kept under, names-version.ts). Every name withNames selects is here.
+ */
+const SHOWN_NAMES = [
+  ['board_name', 'board_id', 'board'],
+  ['status_name', 'status_id', 'status'],
+  ['priority_name', 'priority_id', 'priority'],
+  ['client_name', 'client_id', 'client'],
+  ['category_name', 'category_id', 'category'],
+  ['subcategory_name', 'subcategory_id', 'category'],
+  ['contact_name', 'contact_id', 'contact'],
+  ['contact_email', 'contact_id', 'contact email'],
+  ['assigned_to_name', 'assigned_to', 'user'],
+  ['assigned_team_name', 'assigned_team_id', 'team'],
+  ['entered_by_name', 'entered_by', 'user'],
+] as const satisfies readonly (readonly [Exclude<keyof TicketViewRow, keyof TicketRow>, keyof TicketRow, string])[];
+
+type Versioned<R> = R & { names_version: string };
+
+// Eleven tables take PostgreSQL longer to plan (~10 ms) than to run (<1 ms): the single-ticket reads,
+// used by every ticket request and event, are prepared once per connection.
 const ticketViewById = preparedQuery(['tenant', 'ticketId'], (db, v) => withNames(ticketBase(db, v.tenant)).where('t.ticket_id', '=', v.ticketId));
 const ticketViewByIdForUpdate = preparedQuery(['tenant', 'ticketId'], (db, v) =>
   withNames(ticketBase(db, v.tenant)).where('t.ticket_id', '=', v.ticketId).forUpdate('t'),
 );
+const versionedViewById = preparedQuery(['tenant', 'ticketId'], (db, v) =>
+  withNames(ticketBase(db, v.tenant)).select(namesVersion('t.tenant').as('names_version')).where('t.ticket_id', '=', v.ticketId),
+);
+/** The ticket alone with its tags (written only with the ticket) and the names version: no join. */
+const versionedRowById = preparedQuery(['tenant', 'ticketId'], (db, v) =>
+  ticketBase(db, v.tenant).select(TICKET_COLUMNS).select([tagsOfTicket.as('tags'), namesVersion('t.tenant').as('names_version')]).where('t.ticket_id', '=', v.ticketId),
+);
 
+/**
+ * The ticket as shown, optionally locking the ticket row (only it: the joined rows stay unlocked). Outside a
+ * transaction, the ticket is read alone and its names come from those this process keeps by names version
+ * (the ten joins cost PostgreSQL about three times what reading the ticket does); a name not kept yet means
+ * one read with the joins, whose names are kept for the next reads. Either way the ticket and its names are
+ * one snapshot's.
+ */
 export async function findTicketView(db: Executor, tenant: string, ticketId: string, lock = false): Promise<TicketViewRow | undefined> {
-  const rows = await (lock ? ticketViewByIdForUpdate : ticketViewById)(db, { tenant, ticketId });
-  return rows[0] as TicketViewRow | undefined;
+  const kept = lock ? undefined : keptNamesOf(db);
+  if (!kept) return (await (lock ? ticketViewByIdForUpdate : ticketViewById)(db, { tenant, ticketId }))[0] as TicketViewRow | undefined;
+
+  const [row] = (await versionedRowById(db, { tenant, ticketId })) as Versioned<TicketRow & { tags: string[] }>[];
+  if (!row) return undefined;
+  const { names_version: version, ...view } = row as Versioned<TicketViewRow>;
+  const names = kept.at(tenant, version);
+  for (const [name, id, kind] of SHOWN_NAMES) {
+    const ref = view[id];
+    const shown = ref === null ? null : names.get(kind, ref as string);
+    if (shown === undefined) return readKeepingNames(db, kept, tenant, ticketId);
+    view[name] = shown as string;
+  }
+  return view;
+}
+
+/** The ticket read with its joins; its names are kept under the version the same statement read. */
+async function readKeepingNames(db: Executor, kept: KeptNames, tenant: string, ticketId: string): Promise<TicketViewRow | undefined> {
+  const [row] = (await versionedViewById(db, { tenant, ticketId })) as Versioned<TicketViewRow>[];
+  if (!row) return undefined;
+  const { names_version: version, ...view } = row;
+  const names = kept.at(tenant, version);
+  for (const [name, id, kind] of SHOWN_NAMES) {
+    const ref = view[id];
+    if (ref !== null) names.set(kind, ref as string, view[name]);
+  }
+  return view;
 }
 
 /** Several tickets as shown (for writes that touch many at once, such as a client merge). */
@@ -240,8 +303,8 @@ export function ticketList(db: Executor, tenant: string, f: TicketListFilter) {
     tieBreaker: 't.ticket_id',
     updatedAt: 't.updated_at',
     counter: whenUnfiltered(f, { tenant, list: 'tickets' }),
-    // Every table withNames reads; the tags are written only together with their ticket (replaceTags).
-    version: rowVersion('t.tenant', ['t', 'b', 's', 'p', 'cl', 'cat', 'sub', 'co', 'au', 'tm', 'eu']),
+    // The ticket (the tags are written only together with it: replaceTags) and the names it shows.
+    version: rowVersion('t.tenant', ['t'], [namesVersion('t.tenant')]),
   });
 }
 

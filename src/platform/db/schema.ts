@@ -603,6 +603,12 @@ export interface ListCountsTable {
   delta: number;
 }
 
+/** One row per change of a name other records show (src/platform/db/names-version.ts); written by triggers only. */
+export interface NameChangesTable {
+  tenant: string;
+  changes: number;
+}
+
 /** Numbers reserved by creates in progress, or given back (src/platform/db/numbering.ts). */
 export interface NumberReservationsTable {
   tenant: string;
@@ -653,5 +659,6 @@ export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectT
   search_lexicon: SearchLexiconTable;
   search_postings: SearchPostingsTable;
   list_counts: ListCountsTable;
+  name_changes: NameChangesTable;
   number_reservations: NumberReservationsTable;
 }

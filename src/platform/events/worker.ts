@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.ts';
 import { JobRunner, type JobRunnerOptions } from '../jobs/runner.ts';
 import { compactListCounts } from '../db/list-counts.ts';
+import { compactNameChanges } from '../db/names-version.ts';
 import { analyzeChangedTables } from '../db/table-statistics.ts';
 import { DONE_RETENTION_MS, jobsRetention } from '../jobs/retention.ts';
 import { Scheduler } from '../jobs/scheduler.ts';
@@ -51,6 +52,8 @@ function platformSchedules(database: Database): RunSchedule[] {
     // to 3,000 delta rows per list, and a ticket page read 20-40 % slower with 1,500-3,000 of them. Its runs (and
     // the statistics' below) are not kept once done: 600,000 rows a week that nobody reads.
     { name: 'list-counts-compaction', cron: '* * * * * *', run: () => compactListCounts(database.db), keepDone: false },
+    // Names change far less often than lists grow: a tenant's version is a sum over a handful of rows.
+    { name: 'name-changes-compaction', cron: '*/10 * * * * *', run: () => compactNameChanges(database.db), keepDone: false },
     // Statistics where autovacuum is off: soon after a table fills, so plans made while it was empty are replaced.
     { name: 'table-statistics', cron: '*/5 * * * * *', run: async () => void (await analyzeChangedTables(database.db)), keepDone: false },
   ];
