@@ -15,8 +15,11 @@ export interface ProjectJson {
   client_id: string | null;
   client_name: string | null;
   contact_name_id: string | null;
+  contact_name: string | null;
   assigned_to: string | null;
+  assigned_to_name: string | null;
   assigned_team_id: string | null;
+  assigned_team_name: string | null;
   start_date: string | null;
   end_date: string | null;
   budgeted_hours: number | null;

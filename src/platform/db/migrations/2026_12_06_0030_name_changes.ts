@@ -4,9 +4,9 @@ import { runStatements } from './run-statements.ts';
 /**
  * The tenant's names version (src/platform/db/names-version.ts): every change to a name that other records
  * show (a ticket shows its board, status, priority, categories, client, contact, assignee, team and author
- * by name) adds a row here, so the sum of a tenant's rows moves whenever one of those names changes and
- * never otherwise. A read that carries the sum can then take the names from the process's memory instead of
- * joining the tables that hold them.
+ * by name; a project its status, client, contact, assignee and team) adds a row here, so the sum of a
+ * tenant's rows moves whenever one of those names changes and never otherwise. A read that carries the sum
+ * can then take the names from the process's memory instead of joining the tables that hold them.
  *
  * Row triggers with a WHEN clause: an update that leaves the names alone (the common write) runs no function
  * at all. Writers only INSERT (no counter row to wait on, no lock order to deadlock over); a scheduled
@@ -22,6 +22,7 @@ const SHOWN = [
   ['contacts', ['full_name', 'email']],
   ['users', ['first_name', 'last_name', 'username']],
   ['teams', ['team_name']],
+  ['project_statuses', ['name']],
 ] as const;
 
 const changed = (columns: readonly string[]) => columns.map((c) => `old.${c} is distinct from new.${c}`).join(' or ');
