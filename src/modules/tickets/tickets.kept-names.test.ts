@@ -82,6 +82,24 @@ describe('the ticket read takes its names from those kept by names version', () 
     expect((await read()).client_name).toBe('Counted');
   });
 
+  it('reads a name or two not kept on their own (a ticket of another client), and keeps them', async () => {
+    const { tenant, admin, read } = await seeded();
+    await read();
+    const other = await makeClient(admin, { client_name: 'Globex' });
+    const tech = await makeUser(t, tenant, { role: 'Technician' });
+    await sql`update users set first_name = 'Alan', last_name = 'Turing' where tenant = ${tenant} and user_id = ${tech.userId}`.execute(t.database.db);
+    await read(); // the names of the new version
+    const ticket = await makeTicket(admin, other.client_id, { assigned_to: tech.userId });
+    const readOther = async () => (await admin.get(`/api/v1/tickets/${ticket.ticket_id}`)).json().data as TicketJson;
+    expect(await readOther()).toMatchObject({ client_name: 'Globex', assigned_to_name: 'Alan Turing', board_name: 'General', contact_name: null });
+    // Kept: a change the version does not count is not seen (as in the test above).
+    await withTransaction(t.database.db, async (trx) => {
+      await sql`set local session_replication_role = replica`.execute(trx);
+      await sql`update clients set client_name = 'Uncounted' where tenant = ${tenant} and client_id = ${other.client_id}`.execute(trx);
+    });
+    expect((await readOther()).client_name).toBe('Globex');
+  });
+
   it('keeps nothing from a read inside a transaction, nor from one that rolled back', async () => {
     const { tenant, client, ticket, read } = await seeded();
     const db = t.database.db;

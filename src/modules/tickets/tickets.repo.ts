@@ -33,7 +33,7 @@ const TICKET_COLUMNS = [
 ] as const;
 
 /** "First Last", or the username when the user has neither. */
-const displayName = (alias: 'au' | 'eu') =>
+const displayName = (alias: string) =>
   sql<string | null>`coalesce(nullif(trim(concat_ws(' ', ${sql.ref(`${alias}.first_name`)}, ${sql.ref(`${alias}.last_name`)})), ''), ${sql.ref(`${alias}.username`)})`;
 
 /** The ticket's tags, alphabetically regardless of case. */
@@ -113,9 +113,9 @@ const versionedRowById = preparedQuery(['tenant', 'ticketId'], (db, v) =>
 /**
  * The ticket as shown, optionally locking the ticket row (only it: the joined rows stay unlocked). Outside a
  * transaction, the ticket is read alone and its names come from those this process keeps by names version
- * (the ten joins cost PostgreSQL about three times what reading the ticket does); a name not kept yet means
- * one read with the joins, whose names are kept for the next reads. Either way the ticket and its names are
- * one snapshot's.
+ * (the ten joins cost PostgreSQL about three times what reading the ticket does); a name not kept yet is
+ * read and kept for the next reads. Either way the ticket and its names are one snapshot's: a name read
+ * later is used only under the version the ticket was read with.
  */
 export async function findTicketView(db: Executor, tenant: string, ticketId: string, lock = false): Promise<TicketViewRow | undefined> {
   const kept = lock ? undefined : keptNamesOf(db);
@@ -125,14 +125,52 @@ export async function findTicketView(db: Executor, tenant: string, ticketId: str
   if (!row) return undefined;
   const { names_version: version, ...view } = row as Versioned<TicketViewRow>;
   const names = kept.at(tenant, version);
-  for (const [name, id, kind] of SHOWN_NAMES) {
-    const ref = view[id];
-    const shown = ref === null ? null : names.get(kind, ref as string);
-    if (shown === undefined) return readKeepingNames(db, kept, tenant, ticketId);
-    view[name] = shown as string;
+  const missing: (typeof SHOWN_NAMES)[number][] = [];
+  for (const shown of SHOWN_NAMES) {
+    const [name, id, kind] = shown;
+    const ref = view[id] as string | null;
+    const value = ref === null ? null : names.get(kind, ref);
+    if (value === undefined) missing.push(shown);
+    else view[name] = value as string;
+  }
+  if (missing.length === 0) return view;
+  // A name or two not kept (a ticket of a client not read before): each read on its own. More (a new process,
+  // a rename): one read with the joins.
+  if (missing.length > MAX_NAMES_READ_ALONE) return readKeepingNames(db, kept, tenant, ticketId);
+  for (const [name, id, kind] of missing) {
+    const [found] = await nameById[kind](db, { tenant, id: view[id] });
+    // Another version: a name changed since the ticket was read, and the names must be of the ticket's snapshot.
+    if (!found || found.names_version !== version) return readKeepingNames(db, kept, tenant, ticketId);
+    names.set(kind, view[id] as string, found.name);
+    view[name] = found.name as string;
   }
   return view;
 }
+
+const MAX_NAMES_READ_ALONE = 2;
+
+/** Where each kind of name is read from on its own: its table, the id column, and the name as withNames shows it. */
+const NAME_SOURCES = {
+  board: ['boards', 'board_id', sql`x.board_name`],
+  status: ['ticket_statuses', 'status_id', sql`x.name`],
+  priority: ['ticket_priorities', 'priority_id', sql`x.priority_name`],
+  client: ['clients', 'client_id', sql`x.client_name`],
+  category: ['ticket_categories', 'category_id', sql`x.category_name`],
+  contact: ['contacts', 'contact_id', sql`x.full_name`],
+  'contact email': ['contacts', 'contact_id', sql`x.email`],
+  user: ['users', 'user_id', displayName('x')],
+  team: ['teams', 'team_id', sql`x.team_name`],
+} as const satisfies Record<(typeof SHOWN_NAMES)[number][2], readonly [keyof DB, string, RawBuilder<unknown>]>;
+
+type NameRead = (db: Executor, values: { tenant: string; id: unknown }) => Promise<Versioned<{ name: string | null }>[]>;
+
+/** One record's name with the names version, per kind; prepared, as each runs on a ticket read that misses. */
+const nameById = Object.fromEntries(
+  Object.entries(NAME_SOURCES).map(([kind, [table, id, name]]) => [kind, preparedQuery(['tenant', 'id'], (db, v) => ({
+    compile: () => sql<Versioned<{ name: string | null }>>`select ${name} as name, ${namesVersion('x.tenant')} as names_version
+      from ${sql.table(table)} x where x.tenant = ${v.tenant} and ${sql.ref(`x.${id}`)} = ${v.id}`.compile(db),
+  }))]),
+) as Record<keyof typeof NAME_SOURCES, NameRead>;
 
 /** The ticket read with its joins; its names are kept under the version the same statement read. */
 async function readKeepingNames(db: Executor, kept: KeptNames, tenant: string, ticketId: string): Promise<TicketViewRow | undefined> {
