@@ -10,7 +10,8 @@ import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
  * way the answer is one statement's snapshot.
  *
  * A version is the `xmin` of the row and of each row joined onto it (rowVersion), plus by value what the
- * row shows from no such row (counts of child rows): PostgreSQL gives every committed row version the id
+ * row shows from no such row (counts of child rows, or the tenant's names version in place of the rows it
+ * shows names of: src/platform/db/names-version.ts): PostgreSQL gives every committed row version the id
  * of the transaction that wrote it, so any change to anything the row shows — its own columns, a joined
  * name — yields another version. Three rules keep that exact:
  *  - the list's mapping is a pure function of the row (the list's name carries anything else it depends
