@@ -48,62 +48,73 @@ const KEPT_NAMES = 20_000;
 
 const newer = (a: string, b: string) => a.length > b.length || (a.length === b.length && a > b);
 
-/**
- * Tenants by recency (a Map iterates in insertion order), each with its names by kind and id: one lookup per
- * name, no key strings built per read. Past the budget, the least recently read tenants are dropped whole.
- */
+/** One tenant's names at one version, by kind and id: one Map lookup per name, no key strings built per read. */
+class TenantNames implements NameSet {
+  readonly kinds = new Map<string, Map<string, string | null>>();
+  size = 0;
+
+  constructor(
+    readonly tenant: string,
+    readonly version: string,
+    private readonly grown: (names: TenantNames) => void,
+  ) {}
+
+  get(kind: string, id: string): string | null | undefined {
+    return this.kinds.get(kind)?.get(id);
+  }
+
+  set(kind: string, id: string, name: string | null): void {
+    let names = this.kinds.get(kind);
+    if (!names) this.kinds.set(kind, (names = new Map()));
+    if (!names.has(id)) {
+      this.size += 1;
+      names.set(id, name);
+      this.grown(this);
+    } else {
+      names.set(id, name);
+    }
+  }
+
+  clear(): void {
+    this.kinds.clear();
+    this.size = 0;
+  }
+}
+
+/** Kept by nothing: what a read older than the newest version seen gets. */
+const DETACHED: NameSet = { get: () => undefined, set: () => undefined };
+
+/** Tenants by recency (a Map iterates in insertion order); past the budget the least recently read go whole. */
 class KeptNamesByTenant implements KeptNames {
-  private readonly tenants = new Map<string, { version: string; kinds: Map<string, Map<string, string | null>> }>();
+  private readonly tenants = new Map<string, TenantNames>();
   private size = 0;
+  /** Counts a name added to a tenant's set, unless that set was replaced or dropped meanwhile (a read still held it). */
+  private readonly grown = (names: TenantNames) => {
+    if (this.tenants.get(names.tenant) !== names) return;
+    this.size += 1;
+    if (this.size > KEPT_NAMES) this.trim();
+  };
 
   at(tenant: string, version: string): NameSet {
-    let entry = this.tenants.get(tenant);
-    if (entry && entry.version !== version) {
+    let names = this.tenants.get(tenant);
+    if (names && names.version !== version) {
       // Versions only grow: an older read (one that began before a rename) keeps nothing and drops nothing.
-      if (!newer(version, entry.version)) return this.detached();
-      this.drop(tenant);
-      entry = undefined;
+      if (!newer(version, names.version)) return DETACHED;
+      this.size -= names.size;
+      names = undefined;
     }
-    if (entry) {
-      this.tenants.delete(tenant); // most recently read last
-    } else {
-      entry = { version, kinds: new Map() };
-    }
-    this.tenants.set(tenant, entry);
-    const { kinds } = entry;
-    return {
-      get: (kind, id) => kinds.get(kind)?.get(id),
-      set: (kind, id, name) => {
-        let names = kinds.get(kind);
-        if (!names) kinds.set(kind, (names = new Map()));
-        if (!names.has(id)) this.size += 1;
-        names.set(id, name);
-        this.trim(tenant);
-      },
-    };
+    this.tenants.delete(tenant); // most recently read last
+    this.tenants.set(tenant, (names ??= new TenantNames(tenant, version, this.grown)));
+    return names;
   }
 
-  private detached(): NameSet {
-    return { get: () => undefined, set: () => undefined };
-  }
-
-  private drop(tenant: string): void {
-    const entry = this.tenants.get(tenant);
-    if (!entry) return;
-    for (const names of entry.kinds.values()) this.size -= names.size;
-    this.tenants.delete(tenant);
-  }
-
-  /** Drops the least recently read tenants while over budget, then, if `tenant` alone is, its names. */
-  private trim(tenant: string): void {
-    for (const oldest of this.tenants.keys()) {
-      if (this.size <= KEPT_NAMES || oldest === tenant) break;
-      this.drop(oldest);
-    }
-    const entry = this.tenants.get(tenant);
-    if (this.size > KEPT_NAMES && entry) {
-      for (const names of entry.kinds.values()) this.size -= names.size;
-      entry.kinds.clear();
+  /** Drops the least recently read tenants until within budget; the one read last only if it alone is over. */
+  private trim(): void {
+    for (const [tenant, names] of this.tenants) {
+      if (this.size <= KEPT_NAMES) return;
+      this.size -= names.size;
+      if (this.tenants.size > 1) this.tenants.delete(tenant);
+      else names.clear();
     }
   }
 }
