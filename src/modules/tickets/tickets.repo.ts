@@ -138,6 +138,11 @@ export async function findTicketView(db: Executor, tenant: string, ticketId: str
   // a rename): one read with the joins.
   if (missing.length > MAX_NAMES_READ_ALONE) return readKeepingNames(db, kept, tenant, ticketId);
   for (const [name, id, kind] of missing) {
+    const again = names.get(kind, view[id] as string); // the same user as assignee and author: read once
+    if (again !== undefined) {
+      view[name] = again as string;
+      continue;
+    }
     const [found] = await nameById[kind](db, { tenant, id: view[id] });
     // Another version: a name changed since the ticket was read, and the names must be of the ticket's snapshot.
     if (!found || found.names_version !== version) return readKeepingNames(db, kept, tenant, ticketId);
