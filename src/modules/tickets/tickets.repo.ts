@@ -2,7 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable, type Transactio
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
-import { keptNamesOf, namesVersion, type KeptNames } from '../../platform/db/names-version.ts';
+import { keptNamesOf, namesVersion, type KeptNames, type NameSet } from '../../platform/db/names-version.ts';
 import { consuming, reservedSeq, type ReservedNumber } from '../../platform/db/numbering.ts';
 import type { DB, TicketsTable } from '../../platform/db/schema.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
@@ -125,29 +125,32 @@ export async function findTicketView(db: Executor, tenant: string, ticketId: str
   if (!row) return undefined;
   const { names_version: version, ...view } = row as Versioned<TicketViewRow>;
   const names = kept.at(tenant, version);
-  const missing: (typeof SHOWN_NAMES)[number][] = [];
-  for (const shown of SHOWN_NAMES) {
-    const [name, id, kind] = shown;
+  for (const [name, id, kind] of SHOWN_NAMES) {
     const ref = view[id] as string | null;
     const value = ref === null ? null : names.get(kind, ref);
-    if (value === undefined) missing.push(shown);
-    else view[name] = value as string;
+    if (value === undefined) return withNamesNotKept(db, kept, names, version, view, ticketId);
+    view[name] = value as string;
   }
-  if (missing.length === 0) return view;
-  // A name or two not kept (a ticket of a client not read before): each read on its own. More (a new process,
-  // a rename): one read with the joins.
-  if (missing.length > MAX_NAMES_READ_ALONE) return readKeepingNames(db, kept, tenant, ticketId);
-  for (const [name, id, kind] of missing) {
-    const again = names.get(kind, view[id] as string); // the same user as assignee and author: read once
-    if (again !== undefined) {
-      view[name] = again as string;
-      continue;
+  return view;
+}
+
+/**
+ * The ticket read alone, some of whose names are not kept. A name or two (a ticket of a client not read
+ * before): each read on its own, used only under the ticket's version. More (a new process, a rename): one
+ * read with the joins.
+ */
+async function withNamesNotKept(db: Executor, kept: KeptNames, names: NameSet, version: string, view: TicketViewRow, ticketId: string): Promise<TicketViewRow | undefined> {
+  const { tenant } = view;
+  const notKept = (id: keyof TicketRow, kind: string) => view[id] !== null && names.get(kind, view[id] as string) === undefined;
+  if (SHOWN_NAMES.filter(([, id, kind]) => notKept(id, kind)).length > MAX_NAMES_READ_ALONE) return readKeepingNames(db, kept, tenant, ticketId);
+  for (const [name, id, kind] of SHOWN_NAMES) {
+    if (notKept(id, kind)) { // checked again: the same user as assignee and author is read once
+      const [found] = await nameById[kind](db, { tenant, id: view[id] });
+      // Another version: a name changed since the ticket was read, and the names must be of the ticket's snapshot.
+      if (!found || found.names_version !== version) return readKeepingNames(db, kept, tenant, ticketId);
+      names.set(kind, view[id] as string, found.name);
     }
-    const [found] = await nameById[kind](db, { tenant, id: view[id] });
-    // Another version: a name changed since the ticket was read, and the names must be of the ticket's snapshot.
-    if (!found || found.names_version !== version) return readKeepingNames(db, kept, tenant, ticketId);
-    names.set(kind, view[id] as string, found.name);
-    view[name] = found.name as string;
+    view[name] = (view[id] === null ? null : names.get(kind, view[id] as string)) as string;
   }
   return view;
 }

@@ -66,12 +66,11 @@ class TenantNames implements NameSet {
   set(kind: string, id: string, name: string | null): void {
     let names = this.kinds.get(kind);
     if (!names) this.kinds.set(kind, (names = new Map()));
-    if (!names.has(id)) {
+    const added = !names.has(id);
+    names.set(id, name);
+    if (added) {
       this.size += 1;
-      names.set(id, name);
       this.grown(this);
-    } else {
-      names.set(id, name);
     }
   }
 
