@@ -141,16 +141,21 @@ export async function findTicketView(db: Executor, tenant: string, ticketId: str
  */
 async function withNamesNotKept(db: Executor, kept: KeptNames, names: NameSet, version: string, view: TicketViewRow, ticketId: string): Promise<TicketViewRow | undefined> {
   const { tenant } = view;
-  const notKept = (id: keyof TicketRow, kind: string) => view[id] !== null && names.get(kind, view[id] as string) === undefined;
-  if (SHOWN_NAMES.filter(([, id, kind]) => notKept(id, kind)).length > MAX_NAMES_READ_ALONE) return readKeepingNames(db, kept, tenant, ticketId);
+  const missing = SHOWN_NAMES.filter(([, id, kind]) => view[id] !== null && names.get(kind, view[id] as string) === undefined);
+  if (missing.length > MAX_NAMES_READ_ALONE) return readKeepingNames(db, kept, tenant, ticketId);
   for (const [name, id, kind] of SHOWN_NAMES) {
-    if (notKept(id, kind)) { // checked again: the same user as assignee and author is read once
-      const [found] = await nameById[kind](db, { tenant, id: view[id] });
+    const ref = view[id] as string | null;
+    // Looked up as it comes: a user who is assignee and author, read for the first, is kept for the second.
+    let value = ref === null ? null : names.get(kind, ref);
+    if (value === undefined) {
+      const [found] = await nameById[kind](db, { tenant, id: ref });
       // Another version: a name changed since the ticket was read, and the names must be of the ticket's snapshot.
       if (!found || found.names_version !== version) return readKeepingNames(db, kept, tenant, ticketId);
-      names.set(kind, view[id] as string, found.name);
+      value = found.name;
+      // Shown as read, not as kept: the set may drop it at once (over budget) or keep nothing (an older version).
+      names.set(kind, ref!, value);
     }
-    view[name] = (view[id] === null ? null : names.get(kind, view[id] as string)) as string;
+    view[name] = value as string;
   }
   return view;
 }
