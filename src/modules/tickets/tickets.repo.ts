@@ -115,7 +115,8 @@ const versionedRowById = preparedQuery(['tenant', 'ticketId'], (db, v) =>
  * transaction, the ticket is read alone and its names come from those this process keeps by names version
  * (the ten joins cost PostgreSQL about three times what reading the ticket does); a name not kept yet is
  * read and kept for the next reads. Either way the ticket and its names are one snapshot's: a name read
- * later is used only under the version the ticket was read with.
+ * later is used only under the version the ticket was read with. The row is the view (not copied: it keeps the
+ * names_version column it was read with, which nothing maps).
  */
 export async function findTicketView(db: Executor, tenant: string, ticketId: string, lock = false): Promise<TicketViewRow | undefined> {
   const kept = lock ? undefined : keptNamesOf(db);
@@ -123,14 +124,36 @@ export async function findTicketView(db: Executor, tenant: string, ticketId: str
 
   const [row] = (await versionedRowById(db, { tenant, ticketId })) as Versioned<TicketRow & { tags: string[] }>[];
   if (!row) return undefined;
-  const { names_version: version, ...view } = row as Versioned<TicketViewRow>;
+  const version = row.names_version;
   const names = kept.at(tenant, version);
-  for (const [name, id, kind] of SHOWN_NAMES) {
-    const ref = view[id] as string | null;
+  const shown: (string | null)[] = [];
+  for (const [, id, kind] of SHOWN_NAMES) {
+    const ref = row[id] as string | null;
     const value = ref === null ? null : names.get(kind, ref);
-    if (value === undefined) return withNamesNotKept(db, kept, names, version, view, ticketId);
-    view[name] = value as string;
+    if (value === undefined) return withNamesNotKept(db, kept, names, version, row, ticketId);
+    shown.push(value);
   }
+  return showing(row, shown);
+}
+
+/**
+ * The ticket with the names it shows (in SHOWN_NAMES order), each stored by name. V8 keeps an object whose
+ * properties are added by name in its fast shape; a dozen added by computed key turn it into a dictionary,
+ * and every later read of the view (the mapping, the visibility check) then looks its property up by hash.
+ */
+function showing(row: TicketRow & { tags: string[] }, n: readonly (string | null)[]): TicketViewRow {
+  const view = row as TicketViewRow;
+  view.board_name = n[0]!;
+  view.status_name = n[1]!;
+  view.priority_name = n[2]!;
+  view.client_name = n[3]!;
+  view.category_name = n[4]!;
+  view.subcategory_name = n[5]!;
+  view.contact_name = n[6]!;
+  view.contact_email = n[7]!;
+  view.assigned_to_name = n[8]!;
+  view.assigned_team_name = n[9]!;
+  view.entered_by_name = n[10]!;
   return view;
 }
 
@@ -139,12 +162,13 @@ export async function findTicketView(db: Executor, tenant: string, ticketId: str
  * before): each read on its own, used only under the ticket's version. More (a new process, a rename): one
  * read with the joins.
  */
-async function withNamesNotKept(db: Executor, kept: KeptNames, names: NameSet, version: string, view: TicketViewRow, ticketId: string): Promise<TicketViewRow | undefined> {
-  const { tenant } = view;
-  const missing = SHOWN_NAMES.filter(([, id, kind]) => view[id] !== null && names.get(kind, view[id] as string) === undefined);
+async function withNamesNotKept(db: Executor, kept: KeptNames, names: NameSet, version: string, row: TicketRow & { tags: string[] }, ticketId: string): Promise<TicketViewRow | undefined> {
+  const { tenant } = row;
+  const missing = SHOWN_NAMES.filter(([, id, kind]) => row[id] !== null && names.get(kind, row[id] as string) === undefined);
   if (missing.length > MAX_NAMES_READ_ALONE) return readKeepingNames(db, kept, tenant, ticketId);
-  for (const [name, id, kind] of SHOWN_NAMES) {
-    const ref = view[id] as string | null;
+  const shown: (string | null)[] = [];
+  for (const [, id, kind] of SHOWN_NAMES) {
+    const ref = row[id] as string | null;
     // Looked up as it comes: a user who is assignee and author, read for the first, is kept for the second.
     let value = ref === null ? null : names.get(kind, ref);
     if (value === undefined) {
@@ -155,9 +179,9 @@ async function withNamesNotKept(db: Executor, kept: KeptNames, names: NameSet, v
       // Shown as read, not as kept: the set may drop it at once (over budget) or keep nothing (an older version).
       names.set(kind, ref!, value);
     }
-    view[name] = value as string;
+    shown.push(value);
   }
-  return view;
+  return showing(row, shown);
 }
 
 const MAX_NAMES_READ_ALONE = 2;
@@ -187,10 +211,9 @@ const nameById = Object.fromEntries(
 
 /** The ticket read with its joins; its names are kept under the version the same statement read. */
 async function readKeepingNames(db: Executor, kept: KeptNames, tenant: string, ticketId: string): Promise<TicketViewRow | undefined> {
-  const [row] = (await versionedViewById(db, { tenant, ticketId })) as Versioned<TicketViewRow>[];
-  if (!row) return undefined;
-  const { names_version: version, ...view } = row;
-  const names = kept.at(tenant, version);
+  const [view] = (await versionedViewById(db, { tenant, ticketId })) as Versioned<TicketViewRow>[];
+  if (!view) return undefined;
+  const names = kept.at(tenant, view.names_version);
   for (const [name, id, kind] of SHOWN_NAMES) {
     const ref = view[id];
     if (ref !== null) names.set(kind, ref as string, view[name]);
