@@ -115,6 +115,37 @@ describe('the ticket read takes its names from those kept by names version', () 
     expect((await read()).client_name).toBe('Committed');
   });
 
+  it('gives an ETag kept by version that changes with everything the ticket shows, and If-Match accepts', async () => {
+    const { tenant, admin, client, ticket } = await seeded();
+    const db = t.database.db;
+    const url = `/api/v1/tickets/${ticket.ticket_id}`;
+    const etag = async () => {
+      const res = await admin.get(url);
+      expectStatus(res, 200);
+      return String(res.headers.etag);
+    };
+    const seen = new Set<string>();
+    const changes: [string, () => Promise<unknown>][] = [
+      ['a name', () => sql`update clients set client_name = 'Acme 3' where tenant = ${tenant} and client_id = ${client.client_id}`.execute(db)],
+      ['the row, outside the API', () => sql`update tickets set title = 'Retitled' where tenant = ${tenant} and ticket_id = ${ticket.ticket_id}`.execute(db)],
+      ['a tag', () => admin.post(`${url}/tags`, { tag: 'vip' })],
+      ['a field, through the API', () => admin.put(url, { description: 'More detail' })],
+    ];
+    for (const [what, change] of [['nothing', async () => undefined] as const, ...changes]) {
+      await change();
+      const current = await etag();
+      expect(seen.has(current), `after ${what}: a new ETag`).toBe(false);
+      seen.add(current);
+      expect(await etag(), `after ${what}: read again`).toBe(current);
+      expectStatus(await admin.get(url, { 'if-none-match': current }), 304);
+    }
+    // The kept ETag is the one the write path computes from the representation.
+    const last = await etag();
+    const res = await admin.put(url, { title: 'Checked' }, { 'if-match': last });
+    expectStatus(res, 200);
+    expect(await etag()).toBe(String(res.headers.etag));
+  });
+
   it('is a 404 for another tenant\'s ticket and for one that does not exist', async () => {
     const { ticket } = await seeded();
     const other = await makeTenant(t);

@@ -24,6 +24,11 @@ export interface TicketViewRow extends TicketRow {
   assigned_team_name: string | null;
   entered_by_name: string | null;
   tags: string[];
+  /**
+   * Read outside a transaction: what the view shows, as one key (the ticket, its row's `xmin` and the names
+   * version; its tags are written only with the row). A view with another key differs (withVersionedEtag).
+   */
+  version?: string;
 }
 
 const TICKET_COLUMNS = [
@@ -94,7 +99,11 @@ const SHOWN_NAMES = [
   ['entered_by_name', 'entered_by', 'user'],
 ] as const satisfies readonly (readonly [Exclude<keyof TicketViewRow, keyof TicketRow>, keyof TicketRow, string])[];
 
-type Versioned<R> = R & { names_version: string };
+type Versioned<R> = R & { names_version: string; row_xmin: string };
+
+/** The row's `xmin` (the transaction that wrote this version of it) and the names version, as read together. */
+const versionColumns = [sql<string>`t.xmin::text`.as('row_xmin'), namesVersion('t.tenant').as('names_version')] as const;
+const versionOf = (row: Versioned<TicketRow>): string => `${row.tenant}/${row.ticket_id}/${row.row_xmin}|${row.names_version}`;
 
 // Eleven tables take PostgreSQL longer to plan (~10 ms) than to run (<1 ms): the single-ticket reads,
 // used by every ticket request and event, are prepared once per connection.
@@ -103,11 +112,11 @@ const ticketViewByIdForUpdate = preparedQuery(['tenant', 'ticketId'], (db, v) =>
   withNames(ticketBase(db, v.tenant)).where('t.ticket_id', '=', v.ticketId).forUpdate('t'),
 );
 const versionedViewById = preparedQuery(['tenant', 'ticketId'], (db, v) =>
-  withNames(ticketBase(db, v.tenant)).select(namesVersion('t.tenant').as('names_version')).where('t.ticket_id', '=', v.ticketId),
+  withNames(ticketBase(db, v.tenant)).select(versionColumns).where('t.ticket_id', '=', v.ticketId),
 );
 /** The ticket alone with its tags (written only with the ticket) and the names version: no join. */
 const versionedRowById = preparedQuery(['tenant', 'ticketId'], (db, v) =>
-  ticketBase(db, v.tenant).select(TICKET_COLUMNS).select([tagsOfTicket.as('tags'), namesVersion('t.tenant').as('names_version')]).where('t.ticket_id', '=', v.ticketId),
+  ticketBase(db, v.tenant).select(TICKET_COLUMNS).select([tagsOfTicket.as('tags'), ...versionColumns]).where('t.ticket_id', '=', v.ticketId),
 );
 
 /**
@@ -116,7 +125,7 @@ const versionedRowById = preparedQuery(['tenant', 'ticketId'], (db, v) =>
  * (the ten joins cost PostgreSQL about three times what reading the ticket does); a name not kept yet is
  * read and kept for the next reads. Either way the ticket and its names are one snapshot's: a name read
  * later is used only under the version the ticket was read with. The row is the view (not copied: it keeps the
- * names_version column it was read with, which nothing maps).
+ * version columns it was read with, which nothing maps), with its `version`.
  */
 export async function findTicketView(db: Executor, tenant: string, ticketId: string, lock = false): Promise<TicketViewRow | undefined> {
   const kept = lock ? undefined : keptNamesOf(db);
@@ -141,8 +150,9 @@ export async function findTicketView(db: Executor, tenant: string, ticketId: str
  * properties are added by name in its fast shape; a dozen added by computed key turn it into a dictionary,
  * and every later read of the view (the mapping, the visibility check) then looks its property up by hash.
  */
-function showing(row: TicketRow & { tags: string[] }, n: readonly (string | null)[]): TicketViewRow {
-  const view = row as TicketViewRow;
+function showing(row: Versioned<TicketRow & { tags: string[] }>, n: readonly (string | null)[]): TicketViewRow {
+  const view = row as unknown as TicketViewRow;
+  view.version = versionOf(row);
   view.board_name = n[0]!;
   view.status_name = n[1]!;
   view.priority_name = n[2]!;
@@ -162,7 +172,7 @@ function showing(row: TicketRow & { tags: string[] }, n: readonly (string | null
  * before): each read on its own, used only under the ticket's version. More (a new process, a rename): one
  * read with the joins.
  */
-async function withNamesNotKept(db: Executor, kept: KeptNames, names: NameSet, version: string, row: TicketRow & { tags: string[] }, ticketId: string): Promise<TicketViewRow | undefined> {
+async function withNamesNotKept(db: Executor, kept: KeptNames, names: NameSet, version: string, row: Versioned<TicketRow & { tags: string[] }>, ticketId: string): Promise<TicketViewRow | undefined> {
   const { tenant } = row;
   const missing = SHOWN_NAMES.filter(([, id, kind]) => row[id] !== null && names.get(kind, row[id] as string) === undefined);
   if (missing.length > MAX_NAMES_READ_ALONE) return readKeepingNames(db, kept, tenant, ticketId);
@@ -199,12 +209,12 @@ const NAME_SOURCES = {
   team: ['teams', 'team_id', sql`x.team_name`],
 } as const satisfies Record<(typeof SHOWN_NAMES)[number][2], readonly [keyof DB, string, RawBuilder<unknown>]>;
 
-type NameRead = (db: Executor, values: { tenant: string; id: unknown }) => Promise<Versioned<{ name: string | null }>[]>;
+type NameRead = (db: Executor, values: { tenant: string; id: unknown }) => Promise<{ name: string | null; names_version: string }[]>;
 
 /** One record's name with the names version, per kind; prepared, as each runs on a ticket read that misses. */
 const nameById = Object.fromEntries(
   Object.entries(NAME_SOURCES).map(([kind, [table, id, name]]) => [kind, preparedQuery(['tenant', 'id'], (db, v) => ({
-    compile: () => sql<Versioned<{ name: string | null }>>`select ${name} as name, ${namesVersion('x.tenant')} as names_version
+    compile: () => sql<{ name: string | null; names_version: string }>`select ${name} as name, ${namesVersion('x.tenant')} as names_version
       from ${sql.table(table)} x where x.tenant = ${v.tenant} and ${sql.ref(`x.${id}`)} = ${v.id}`.compile(db),
   }))]),
 ) as Record<keyof typeof NAME_SOURCES, NameRead>;
@@ -218,6 +228,7 @@ async function readKeepingNames(db: Executor, kept: KeptNames, tenant: string, t
     const ref = view[id];
     if (ref !== null) names.set(kind, ref as string, view[name]);
   }
+  view.version = versionOf(view);
   return view;
 }
 

@@ -4,7 +4,7 @@ import { withTransaction } from '../../platform/db/executor.ts';
 import { nextNumberInTrx, withReservedNumber, type ReservedNumber } from '../../platform/db/numbering.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { TICKET_EVENTS } from './tickets.vocabulary.ts';
-import { assertIfMatch } from '../../platform/http/etag.ts';
+import { assertIfMatch, withVersionedEtag } from '../../platform/http/etag.ts';
 import { unprocessable, validation } from '../../platform/http/errors.ts';
 import { emptyPage, keptListPage } from '../../platform/http/list.ts';
 import { requiredText } from '../../platform/http/text.ts';
@@ -196,7 +196,8 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
     },
 
     async get(actor: Actor, id: string): Promise<Ticket> {
-      return toTicket(await requireVisibleTicket(db, actor, id));
+      const view = await requireVisibleTicket(db, actor, id);
+      return view.version === undefined ? toTicket(view) : withVersionedEtag(db, view.version, toTicket(view));
     },
 
     /** Creates a ticket (createTicketInTrx in its own transaction). Emits ticket.created. */
