@@ -2,7 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable, type Transactio
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
-import { keptNamesOf, namesVersion, type KeptNames, type NameSet } from '../../platform/db/names-version.ts';
+import { keptNamesOf, namesVersion, type KeptNames } from '../../platform/db/names-version.ts';
 import { consuming, reservedSeq, type ReservedNumber } from '../../platform/db/numbering.ts';
 import type { DB, TicketsTable } from '../../platform/db/schema.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
@@ -135,14 +135,29 @@ export async function findTicketView(db: Executor, tenant: string, ticketId: str
   if (!row) return undefined;
   const version = row.names_version;
   const names = kept.at(tenant, version);
-  const shown: (string | null)[] = [];
-  for (const [, id, kind] of SHOWN_NAMES) {
-    const ref = row[id] as string | null;
-    const value = ref === null ? null : names.get(kind, ref);
-    if (value === undefined) return withNamesNotKept(db, kept, names, version, row, ticketId);
-    shown.push(value);
+  // undefined where a name is not kept
+  const shown = SHOWN_NAMES.map(([, id, kind]) => (row[id] === null ? null : names.get(kind, row[id] as string)));
+  const notKept = shown.filter((name) => name === undefined).length;
+  if (notKept === 0) return showing(row, shown as (string | null)[]);
+  // A name or two (a ticket of a client not read before): each read on its own, used only under the ticket's
+  // version. More (a new process, a rename): one read with the joins.
+  if (notKept > MAX_NAMES_READ_ALONE) return readKeepingNames(db, kept, tenant, ticketId);
+  for (const [i, [, id, kind]] of SHOWN_NAMES.entries()) {
+    if (shown[i] !== undefined) continue;
+    const ref = row[id] as string;
+    // Looked up again: a user who is assignee and author, read for the first, is kept for the second.
+    let value = names.get(kind, ref);
+    if (value === undefined) {
+      const [found] = await nameById[kind](db, { tenant, id: ref });
+      // Another version: a name changed since the ticket was read, and the names must be of the ticket's snapshot.
+      if (!found || found.names_version !== version) return readKeepingNames(db, kept, tenant, ticketId);
+      value = found.name;
+      // Shown as read, not as kept: the set may drop it at once (over budget) or keep nothing (an older version).
+      names.set(kind, ref, value);
+    }
+    shown[i] = value;
   }
-  return showing(row, shown);
+  return showing(row, shown as (string | null)[]);
 }
 
 /**
@@ -165,33 +180,6 @@ function showing(row: Versioned<TicketRow & { tags: string[] }>, n: readonly (st
   view.assigned_team_name = n[9]!;
   view.entered_by_name = n[10]!;
   return view;
-}
-
-/**
- * The ticket read alone, some of whose names are not kept. A name or two (a ticket of a client not read
- * before): each read on its own, used only under the ticket's version. More (a new process, a rename): one
- * read with the joins.
- */
-async function withNamesNotKept(db: Executor, kept: KeptNames, names: NameSet, version: string, row: Versioned<TicketRow & { tags: string[] }>, ticketId: string): Promise<TicketViewRow | undefined> {
-  const { tenant } = row;
-  const missing = SHOWN_NAMES.filter(([, id, kind]) => row[id] !== null && names.get(kind, row[id] as string) === undefined);
-  if (missing.length > MAX_NAMES_READ_ALONE) return readKeepingNames(db, kept, tenant, ticketId);
-  const shown: (string | null)[] = [];
-  for (const [, id, kind] of SHOWN_NAMES) {
-    const ref = row[id] as string | null;
-    // Looked up as it comes: a user who is assignee and author, read for the first, is kept for the second.
-    let value = ref === null ? null : names.get(kind, ref);
-    if (value === undefined) {
-      const [found] = await nameById[kind](db, { tenant, id: ref });
-      // Another version: a name changed since the ticket was read, and the names must be of the ticket's snapshot.
-      if (!found || found.names_version !== version) return readKeepingNames(db, kept, tenant, ticketId);
-      value = found.name;
-      // Shown as read, not as kept: the set may drop it at once (over budget) or keep nothing (an older version).
-      names.set(kind, ref!, value);
-    }
-    shown.push(value);
-  }
-  return showing(row, shown);
 }
 
 const MAX_NAMES_READ_ALONE = 2;
