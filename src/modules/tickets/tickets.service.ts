@@ -197,7 +197,7 @@ export function createTicketsService(deps: { db: Kysely<DB>; publicUrl: string }
 
     async get(actor: Actor, id: string): Promise<Ticket> {
       const view = await requireVisibleTicket(db, actor, id);
-      return view.version === undefined ? toTicket(view) : withVersionedEtag(db, view.version, toTicket(view));
+      return withVersionedEtag(db, view.version, toTicket(view));
     },
 
     /** Creates a ticket (createTicketInTrx in its own transaction). Emits ticket.created. */

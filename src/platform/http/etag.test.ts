@@ -29,6 +29,12 @@ describe('withVersionedEtag', () => {
     expect(etagOf(withVersionedEtag(trx, 'v', { n: 2 }))).toBe(etagOf({ n: 2 }));
   });
 
+  it('remembers nothing for a resource read without a version', () => {
+    const db = handle();
+    expect(etagOf(withVersionedEtag(db, undefined, { n: 1 }))).toBe(etagOf({ n: 1 }));
+    expect(etagOf(withVersionedEtag(db, undefined, { n: 2 }))).toBe(etagOf({ n: 2 }));
+  });
+
   it('leaves every other resource to the hash of its representation', () => {
     expect(etagOf({ a: 1 })).toMatch(/^"[\w-]{27}"$/);
     expect(etagOf({ a: 1 })).not.toBe(etagOf({ a: 2 }));

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from './errors.ts';
-import { Lru } from './list-cache.ts';
+import { keptStoreOf } from './list-cache.ts';
 
 const hashOf = (resource: unknown): string => `"${hash('sha1', JSON.stringify(resource), 'base64url')}"`;
 
@@ -15,23 +15,18 @@ const knownEtags = new WeakMap<object, string>();
 export const etagOf = (resource: unknown): string =>
   (typeof resource === 'object' && resource !== null && knownEtags.get(resource)) || hashOf(resource);
 
-/** ETags per database handle by representation version: ~200 bytes each, about 4 MB in all. */
-const KEPT_ETAGS = 20_000;
-const keptEtags = new WeakMap<object, Lru<string>>();
-
 /**
  * A point read's resource, its ETag remembered by `version`: a key that identifies the representation exactly,
  * read in the same statement as the record (the record's id, and a row version in the sense of list-cache.ts:
  * the `xmin` of each row it shows and the values it shows from no row). A repeated read of an unchanged record
  * then serialises and hashes nothing for its ETag (JSON.stringify and SHA-1 of a ticket: ~8 µs under load,
  * a twentieth of the request); the ETag is the value etagOf computes. The resource must not change afterwards.
- * Per database handle (versions are a database's), never inside a transaction (it can see its own writes
- * under one transaction id).
+ * Kept with the handle's kept rows (keptStoreOf: versions are a database's, and nothing is kept inside a
+ * transaction, which can see its own writes under one transaction id); without a version, nothing is kept.
  */
-export function withVersionedEtag<T extends object>(db: { readonly isTransaction: boolean }, version: string, resource: T): T {
-  if (db.isTransaction) return resource;
-  let etags = keptEtags.get(db);
-  if (!etags) keptEtags.set(db, (etags = new Lru(KEPT_ETAGS)));
+export function withVersionedEtag<T extends object>(db: { readonly isTransaction: boolean }, version: string | undefined, resource: T): T {
+  const etags = keptStoreOf(db)?.etags;
+  if (version === undefined || !etags) return resource;
   let tag = etags.get(version);
   if (tag === undefined) etags.set(version, (tag = hashOf(resource)));
   knownEtags.set(resource, tag);

@@ -60,11 +60,15 @@ export interface KeptStore {
   statements: Lru<KeptStatements>;
   /** Mapped rows, deeply frozen (keepRow): every later page shares them, so nothing may change them. */
   rows: Lru<object>;
+  /** Point reads' ETags by their representation's version (withVersionedEtag in etag.ts). */
+  etags: Lru<string>;
 }
 
 /** Per database handle: a few thousand first pages' worth of rows (a mapped row is ~1–2 KB with its JSON). */
 const KEPT_ROWS = 5_000;
 const KEPT_STATEMENTS = 1_000;
+/** ~200 bytes each, about 4 MB in all. */
+const KEPT_ETAGS = 20_000;
 
 const stores = new WeakMap<object, KeptStore>();
 
@@ -72,7 +76,7 @@ const stores = new WeakMap<object, KeptStore>();
 export function keptStoreOf(db: { readonly isTransaction: boolean }): KeptStore | undefined {
   if (db.isTransaction) return undefined;
   let store = stores.get(db);
-  if (!store) stores.set(db, (store = { statements: new Lru(KEPT_STATEMENTS), rows: new Lru(KEPT_ROWS) }));
+  if (!store) stores.set(db, (store = { statements: new Lru(KEPT_STATEMENTS), rows: new Lru(KEPT_ROWS), etags: new Lru(KEPT_ETAGS) }));
   return store;
 }
 
