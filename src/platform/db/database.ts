@@ -10,6 +10,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type pg from 'pg';
 import type { DB } from './schema.ts';
 import { acquireDataDirLock, DATA_DIR_LOCK_FILE } from './data-dir-lock.ts';
+import { describeOncePerStatement } from './pg-describe-once.ts';
 import { buildRowShapesDirectly } from './pg-row-shape.ts';
 import { preparedStatementName } from './prepared.ts';
 import { parseTimestamptz } from './timestamptz.ts';
@@ -42,6 +43,7 @@ function loadPg(): NonNullable<typeof loadedPg> {
     const pgTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID) as (text: string) => Date | string | number;
     pg.types.setTypeParser(TIMESTAMPTZ_OID, (v) => parseTimestamptz(v, pgTimestamptz));
     buildRowShapesDirectly(pg.Result, pg.types);
+    describeOncePerStatement(pg.Query, pg.Connection);
 
     /**
      * A pg client that runs the texts registered through preparedQuery(), or marked with PREPARE_MARK, as
