@@ -5,6 +5,7 @@ import { makeTenant, makeUser } from '../../../test/factories.ts';
 import { expectStatus, makeClient, makeContact } from '../../../test/client-factories.ts';
 import { makeTicket, type TicketJson } from '../../../test/ticket-factories.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
+import { keepNamesWithin } from '../../platform/db/names-version.ts';
 import { findTicketView } from './tickets.repo.ts';
 
 let t: TestApp;
@@ -98,6 +99,51 @@ describe('the ticket read takes its names from those kept by names version', () 
       await sql`update clients set client_name = 'Uncounted' where tenant = ${tenant} and client_id = ${other.client_id}`.execute(trx);
     });
     expect((await readOther()).client_name).toBe('Globex');
+  });
+
+  describe('a kind read whole', () => {
+    afterAll(() => keepNamesWithin(t.database.db, {}));
+
+    /** A tenant with six clients, a ticket each; the first ticket read (its names with the joins). */
+    async function sixClients() {
+      const { tenant, admin } = await makeTenant(t);
+      const clients = [];
+      for (let i = 1; i <= 6; i++) clients.push(await makeClient(admin, { client_name: `Client ${i}` }));
+      const tickets = [];
+      for (const client of clients) tickets.push(await makeTicket(admin, client.client_id));
+      const clientOf = async (i: number) => {
+        const res = await admin.get(`/api/v1/tickets/${tickets[i]!.ticket_id}`);
+        expectStatus(res, 200);
+        return (res.json().data as TicketJson).client_name;
+      };
+      const renameUncounted = (i: number) => withTransaction(t.database.db, async (trx) => {
+        await sql`set local session_replication_role = replica`.execute(trx);
+        await sql`update clients set client_name = ${`Uncounted ${i + 1}`} where tenant = ${tenant} and client_id = ${clients[i]!.client_id}`.execute(trx);
+      });
+      expect(await clientOf(0)).toBe('Client 1');
+      return { clientOf, renameUncounted };
+    }
+
+    it('is read once enough of its names were missed, and every name of it is kept', async () => {
+      keepNamesWithin(t.database.db, { fillAfter: 3 });
+      const { clientOf, renameUncounted } = await sixClients();
+      expect(await clientOf(1)).toBe('Client 2'); // missed: read alone
+      await renameUncounted(2); // invisible to the names version
+      expect(await clientOf(2)).toBe('Uncounted 3'); // missed again: read alone, so as it is now
+      expect(await clientOf(3)).toBe('Client 4'); // the third miss: every client read, and kept
+      await renameUncounted(4);
+      await renameUncounted(5);
+      expect(await clientOf(4)).toBe('Client 5'); // kept by that read: the uncounted renames are not seen
+      expect(await clientOf(5)).toBe('Client 6');
+    });
+
+    it('is not kept when the kind has more names than half the budget', async () => {
+      keepNamesWithin(t.database.db, { fillAfter: 1, names: 8 }); // at most 4 per kind; the tenant has 6 clients
+      const { clientOf, renameUncounted } = await sixClients();
+      expect(await clientOf(1)).toBe('Client 2');
+      await renameUncounted(5);
+      expect(await clientOf(5)).toBe('Uncounted 6'); // read alone: nothing was kept from the whole kind
+    });
   });
 
   it('keeps nothing from a read inside a transaction, nor from one that rolled back', async () => {

@@ -2,7 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Selectable, type Transactio
 import type { Executor } from '../../platform/db/executor.ts';
 import { likePattern } from '../../platform/db/like.ts';
 import { PREPARE_MARK, preparedQuery } from '../../platform/db/prepared.ts';
-import { keptNamesOf, namesVersion, type KeptNames } from '../../platform/db/names-version.ts';
+import { keptNamesOf, namesVersion, type KeptNames, type KindNames } from '../../platform/db/names-version.ts';
 import { consuming, reservedSeq, type ReservedNumber } from '../../platform/db/numbering.ts';
 import type { DB, TicketsTable } from '../../platform/db/schema.ts';
 import { defineList, whenUnfiltered } from '../../platform/http/list.ts';
@@ -148,6 +148,11 @@ export async function findTicketView(db: Executor, tenant: string, ticketId: str
     // Looked up again: a user who is assignee and author, read for the first, is kept for the second.
     let value = names.get(kind, ref);
     if (value === undefined) {
+      // Enough names of this kind missed (a new process, a rename): the kind is read whole, once.
+      const filling = names.missed(kind, (limit) => namesOfKind(db, kind, tenant, limit));
+      if (filling) value = await filling.then(() => names.get(kind, ref));
+    }
+    if (value === undefined) {
       const [found] = await nameById[kind](db, { tenant, id: ref });
       // Another version: a name changed since the ticket was read, and the names must be of the ticket's snapshot.
       if (!found || found.names_version !== version) return readKeepingNames(db, kept, tenant, ticketId);
@@ -206,6 +211,19 @@ const nameById = Object.fromEntries(
       from ${sql.table(table)} x where x.tenant = ${v.tenant} and ${sql.ref(`x.${id}`)} = ${v.id}`.compile(db),
   }))]),
 ) as Record<keyof typeof NAME_SOURCES, NameRead>;
+
+/** Every name of one kind in the tenant (at most `limit` + 1) with the names version, per kind; prepared. */
+const namesOfKindReads = Object.fromEntries(
+  Object.entries(NAME_SOURCES).map(([kind, [table, id, name]]) => [kind, preparedQuery(['tenant', 'limit'], (db, v) => ({
+    compile: () => sql<{ id: string; name: string | null; names_version: string }>`select ${sql.ref(`x.${id}`)} as id, ${name} as name,
+      ${namesVersion('x.tenant')} as names_version from ${sql.table(table)} x where x.tenant = ${v.tenant} limit ${v.limit}`.compile(db),
+  }))]),
+) as Record<keyof typeof NAME_SOURCES, (db: Executor, values: { tenant: string; limit: unknown }) => Promise<{ id: string; name: string | null; names_version: string }[]>>;
+
+async function namesOfKind(db: Executor, kind: keyof typeof NAME_SOURCES, tenant: string, limit: number): Promise<KindNames> {
+  const names = await namesOfKindReads[kind](db, { tenant, limit: limit + 1 });
+  return { version: names[0]?.names_version ?? '', names }; // no rows: nothing to keep
+}
 
 /** The ticket read with its joins; its names are kept under the version the same statement read. */
 async function readKeepingNames(db: Executor, kept: KeptNames, tenant: string, ticketId: string): Promise<TicketViewRow | undefined> {

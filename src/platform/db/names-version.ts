@@ -35,6 +35,19 @@ export async function compactNameChanges(db: Kysely<DB>): Promise<void> {
 export interface NameSet {
   get(kind: string, id: string): string | null | undefined;
   set(kind: string, id: string, name: string | null): void;
+  /**
+   * Called for a name of `kind` that was not kept. Once `fillAfter` names of the kind were missed at this version,
+   * `read` runs once (callers meanwhile share it): every name of the kind, at most `limit` + 1, with the names
+   * version its statement read; they are kept when they are all of them and of this version. Returns the read to
+   * await when one is due or running, so the caller can look the name up again; undefined otherwise.
+   */
+  missed(kind: string, read: (limit: number) => Promise<KindNames>): Promise<void> | undefined;
+}
+
+/** Every name of one kind as one statement read them, with the names version it read. */
+export interface KindNames {
+  version: string;
+  names: readonly { id: string; name: string | null }[];
 }
 
 /** What a database handle keeps: per tenant, the names of its current version. */
@@ -43,8 +56,15 @@ export interface KeptNames {
   at(tenant: string, version: string): NameSet;
 }
 
-/** About this many names per handle, in all (each an id and a short string: a few MB). */
-const KEPT_NAMES = 20_000;
+/** How much a handle keeps, and when a kind is read whole. */
+export interface KeptNamesLimits {
+  /** About this many names per handle, in all (each an id and a short string: 20,000 are a few MB). */
+  names: number;
+  /** Names of a kind missed at one version before the kind is read whole (a kind read once is not read whole). */
+  fillAfter: number;
+}
+
+const DEFAULT_LIMITS: KeptNamesLimits = { names: 20_000, fillAfter: 8 };
 
 const newer = (a: string, b: string) => a.length > b.length || (a.length === b.length && a > b);
 
@@ -52,12 +72,35 @@ const newer = (a: string, b: string) => a.length > b.length || (a.length === b.l
 class TenantNames implements NameSet {
   readonly kinds = new Map<string, Map<string, string | null>>();
   size = 0;
+  /** Per kind: names missed at this version, then the read of the whole kind (running or done). */
+  private readonly misses = new Map<string, number | Promise<void>>();
 
   constructor(
     readonly tenant: string,
     readonly version: string,
+    private readonly limits: KeptNamesLimits,
     private readonly grown: (names: TenantNames) => void,
   ) {}
+
+  missed(kind: string, read: (limit: number) => Promise<KindNames>): Promise<void> | undefined {
+    const seen = this.misses.get(kind) ?? 0;
+    if (typeof seen !== 'number') return seen;
+    if (seen + 1 < this.limits.fillAfter) {
+      this.misses.set(kind, seen + 1);
+      return undefined;
+    }
+    // Half the budget at most: one kind read whole must not push every other name out.
+    const limit = Math.floor(this.limits.names / 2);
+    const filling = read(limit).then(
+      ({ version, names }) => {
+        if (version !== this.version || names.length > limit) return;
+        for (const { id, name } of names) this.set(kind, id, name);
+      },
+      () => undefined, // the caller reads its one name on its own, and reports that read's failure
+    );
+    this.misses.set(kind, filling);
+    return filling;
+  }
 
   get(kind: string, id: string): string | null | undefined {
     return this.kinds.get(kind)?.get(id);
@@ -81,17 +124,19 @@ class TenantNames implements NameSet {
 }
 
 /** Kept by nothing: what a read older than the newest version seen gets. */
-const DETACHED: NameSet = { get: () => undefined, set: () => undefined };
+const DETACHED: NameSet = { get: () => undefined, set: () => undefined, missed: () => undefined };
 
 /** Tenants by recency (a Map iterates in insertion order); past the budget the least recently read go whole. */
 class KeptNamesByTenant implements KeptNames {
   private readonly tenants = new Map<string, TenantNames>();
   private size = 0;
+  constructor(private readonly limits: KeptNamesLimits) {}
+
   /** Counts a name added to a tenant's set, unless that set was replaced or dropped meanwhile (a read still held it). */
   private readonly grown = (names: TenantNames) => {
     if (this.tenants.get(names.tenant) !== names) return;
     this.size += 1;
-    if (this.size > KEPT_NAMES) this.trim();
+    if (this.size > this.limits.names) this.trim();
   };
 
   at(tenant: string, version: string): NameSet {
@@ -103,14 +148,14 @@ class KeptNamesByTenant implements KeptNames {
       names = undefined;
     }
     this.tenants.delete(tenant); // most recently read last
-    this.tenants.set(tenant, (names ??= new TenantNames(tenant, version, this.grown)));
+    this.tenants.set(tenant, (names ??= new TenantNames(tenant, version, this.limits, this.grown)));
     return names;
   }
 
   /** Drops the least recently read tenants until within budget; the one read last only if it alone is over. */
   private trim(): void {
     for (const [tenant, names] of this.tenants) {
-      if (this.size <= KEPT_NAMES) return;
+      if (this.size <= this.limits.names) return;
       this.size -= names.size;
       if (this.tenants.size > 1) this.tenants.delete(tenant);
       else names.clear();
@@ -124,6 +169,11 @@ const stores = new WeakMap<object, KeptNames>();
 export function keptNamesOf(db: { readonly isTransaction: boolean }): KeptNames | undefined {
   if (db.isTransaction) return undefined;
   let store = stores.get(db);
-  if (!store) stores.set(db, (store = new KeptNamesByTenant()));
+  if (!store) stores.set(db, (store = new KeptNamesByTenant(DEFAULT_LIMITS)));
   return store;
+}
+
+/** Starts the handle's kept names over with other limits (tests: a budget small enough to reach). */
+export function keepNamesWithin(db: object, limits: Partial<KeptNamesLimits>): void {
+  stores.set(db, new KeptNamesByTenant({ ...DEFAULT_LIMITS, ...limits }));
 }
