@@ -107,9 +107,9 @@ describe('the ticket read takes its names from those kept by names version', () 
     /** A tenant with six clients, a ticket each; the first ticket read (its names with the joins). */
     async function sixClients() {
       const { tenant, admin } = await makeTenant(t);
-      const clients = [];
+      const clients: Awaited<ReturnType<typeof makeClient>>[] = [];
       for (let i = 1; i <= 6; i++) clients.push(await makeClient(admin, { client_name: `Client ${i}` }));
-      const tickets = [];
+      const tickets: TicketJson[] = [];
       for (const client of clients) tickets.push(await makeTicket(admin, client.client_id));
       const clientOf = async (i: number) => {
         const res = await admin.get(`/api/v1/tickets/${tickets[i]!.ticket_id}`);
