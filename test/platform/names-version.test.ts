@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/platform/db/executor.ts';
-import { compactNameChanges, keptNamesOf, namesVersion } from '../../src/platform/db/names-version.ts';
+import { compactNameChanges, keepNamesWithin, keptNamesOf, namesVersion, type KindNames } from '../../src/platform/db/names-version.ts';
 import { expectStatus, makeClient, makeContact } from '../client-factories.ts';
 import { makeTenant } from '../factories.ts';
 import { buildTestApp, type TestApp } from '../harness.ts';
@@ -100,4 +100,59 @@ describe('kept names', () => {
     expect(kept.at('a', '1').get('client', 'a-0')).toBeUndefined();
     expect(kept.at('d', '1').get('client', 'd-24999')).toBe('name 24999');
   });
+
+  describe('a kind read whole', () => {
+    /** A read of the whole kind that counts its calls and answers `names` at `version`. */
+    const reader = (version: string, names: KindNames['names']) => {
+      const calls: number[] = [];
+      return { calls, read: async (limit: number) => { calls.push(limit); return { version, names }; } };
+    };
+    const named = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`, name: `Client ${i}` }));
+
+    it('is read once the kind missed fillAfter names at a version, once for every caller, and kept', async () => {
+      const db = handle();
+      keepNamesWithin(db, { fillAfter: 3, names: 100 });
+      const names = keptNamesOf(db)!.at('t', '7');
+      const { calls, read } = reader('7', named(5));
+      expect(names.missed('client', read)).toBeUndefined();
+      expect(names.missed('client', read)).toBeUndefined();
+      const first = names.missed('client', read); // the third miss
+      const second = names.missed('client', read); // a caller while it runs: the same read
+      expect(second).toBe(first);
+      await first;
+      expect(calls).toEqual([50]); // at most half the budget (the read asks for one more, to tell)
+      expect(names.get('client', 'c4')).toBe('Client 4');
+      expect(names.get('user', 'c4')).toBeUndefined(); // only that kind
+      await names.missed('client', read); // done at this version: not read again
+      expect(calls).toHaveLength(1);
+    });
+
+    it('keeps nothing read at another version, nor a kind over half the budget, which is not read again', async () => {
+      const db = handle();
+      keepNamesWithin(db, { fillAfter: 1, names: 8 });
+      const kept = keptNamesOf(db)!;
+      await kept.at('t', '7').missed('client', reader('8', named(2)).read); // a rename since: another version
+      expect(kept.at('t', '7').get('client', 'c0')).toBeUndefined();
+
+      const big = reader('9', named(5)); // 5 > 4, half of 8
+      await kept.at('t', '9').missed('client', big.read);
+      expect(kept.at('t', '9').get('client', 'c0')).toBeUndefined();
+      expect(kept.at('t', '10').missed('client', big.read)).toBeUndefined(); // the tenant's next versions too
+      expect(big.calls).toHaveLength(1);
+      const users = reader('10', named(2));
+      await kept.at('t', '10').missed('user', users.read); // another kind is read
+      expect(kept.at('t', '10').get('user', 'c1')).toBe('Client 1');
+    });
+
+    it('reads nothing whole for a read older than the newest version seen', () => {
+      const db = handle();
+      keepNamesWithin(db, { fillAfter: 1 });
+      const kept = keptNamesOf(db)!;
+      kept.at('t', '9');
+      const { calls, read } = reader('8', named(2));
+      expect(kept.at('t', '8').missed('client', read)).toBeUndefined();
+      expect(calls).toHaveLength(0);
+    });
+  });
 });
+

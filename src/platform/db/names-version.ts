@@ -38,8 +38,9 @@ export interface NameSet {
   /**
    * Called for a name of `kind` that was not kept. Once `fillAfter` names of the kind were missed at this version,
    * `read` runs once (callers meanwhile share it): every name of the kind, at most `limit` + 1, with the names
-   * version its statement read; they are kept when they are all of them and of this version. Returns the read to
-   * await when one is due or running, so the caller can look the name up again; undefined otherwise.
+   * version its statement read; they are kept when they are all of them and of this version. A kind with more is not
+   * read whole again, at this version or the tenant's next ones. Returns the read to await when one is due or
+   * running, so the caller can look the name up again; undefined otherwise.
    */
   missed(kind: string, read: (limit: number) => Promise<KindNames>): Promise<void> | undefined;
 }
@@ -80,9 +81,12 @@ class TenantNames implements NameSet {
     readonly version: string,
     private readonly limits: KeptNamesLimits,
     private readonly grown: (names: TenantNames) => void,
+    /** The kinds found to have too many names to read whole: carried to the tenant's next versions, not read again. */
+    readonly tooMany = new Set<string>(),
   ) {}
 
   missed(kind: string, read: (limit: number) => Promise<KindNames>): Promise<void> | undefined {
+    if (this.tooMany.has(kind)) return undefined;
     const seen = this.misses.get(kind) ?? 0;
     if (typeof seen !== 'number') return seen;
     if (seen + 1 < this.limits.fillAfter) {
@@ -93,6 +97,7 @@ class TenantNames implements NameSet {
     const limit = Math.floor(this.limits.names / 2);
     const filling = read(limit).then(
       ({ version, names }) => {
+        if (names.length > limit) this.tooMany.add(kind);
         if (version !== this.version || names.length > limit) return;
         for (const { id, name } of names) this.set(kind, id, name);
       },
@@ -140,7 +145,8 @@ class KeptNamesByTenant implements KeptNames {
   };
 
   at(tenant: string, version: string): NameSet {
-    let names = this.tenants.get(tenant);
+    const kept = this.tenants.get(tenant);
+    let names = kept;
     if (names && names.version !== version) {
       // Versions only grow: an older read (one that began before a rename) keeps nothing and drops nothing.
       if (!newer(version, names.version)) return DETACHED;
@@ -148,7 +154,7 @@ class KeptNamesByTenant implements KeptNames {
       names = undefined;
     }
     this.tenants.delete(tenant); // most recently read last
-    this.tenants.set(tenant, (names ??= new TenantNames(tenant, version, this.limits, this.grown)));
+    this.tenants.set(tenant, (names ??= new TenantNames(tenant, version, this.limits, this.grown, kept?.tooMany)));
     return names;
   }
 
