@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, engine } from '../../../test/harness.ts';
 import type { Database } from './database.ts';
+import { preparedQuery } from './prepared.ts';
 
 /** A client of the test server, counting the descriptions the server sends it. */
 async function countingClient() {
@@ -80,5 +82,32 @@ describe.runIf(engine === 'pg')('describeOncePerStatement (named statements on a
     expect((await client.query(statement)).rows).toEqual([{ a: 1 }]);
     await client.query('alter table describe_once_shape add column b int');
     await expect(client.query(statement)).rejects.toThrow(/cached plan must not change result type/);
+  });
+});
+
+describe(`prepared statements run again and again through the database (${engine})`, () => {
+  let database: Database;
+  beforeAll(async () => { database = await createTestDatabase(); });
+  afterAll(async () => database.close());
+
+  const read = preparedQuery(['n', 's'], (db, v) => ({
+    compile: () => sql<{ n: number; s: string; at: Date; missing: null }>`select ${v.n}::int + 1 as n, ${v.s}::text as s,
+      '2026-12-06T10:00:00Z'::timestamptz as at, null::text as missing`.compile(db),
+  }));
+  const insert = preparedQuery(['n'], (db, v) => ({ compile: () => sql`insert into describe_once_kept (n) values (${v.n}::int)`.compile(db) }));
+
+  it('read each execution\'s rows with their types, on every connection of the pool', async () => {
+    // More executions at once than the pool has connections: each connection's first describes, the rest do not.
+    const runs = Array.from({ length: 24 }, (_, i) => read(database.db, { n: i, s: `s${i}` }));
+    for (const [i, rows] of (await Promise.all(runs)).entries()) {
+      expect(rows).toEqual([{ n: i + 1, s: `s${i}`, at: new Date('2026-12-06T10:00:00Z'), missing: null }]);
+    }
+  });
+
+  it('write with a statement that returns no rows, every time', async () => {
+    await sql`create table describe_once_kept (n int)`.execute(database.db);
+    await Promise.all(Array.from({ length: 12 }, (_, i) => insert(database.db, { n: i })));
+    const { rows } = await sql<{ ns: number[] }>`select array_agg(n order by n) as ns from describe_once_kept`.execute(database.db);
+    expect(rows[0]!.ns).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
 });
