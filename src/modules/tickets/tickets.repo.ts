@@ -202,23 +202,25 @@ const NAME_SOURCES = {
   team: ['teams', 'team_id', sql`x.team_name`],
 } as const satisfies Record<(typeof SHOWN_NAMES)[number][2], readonly [keyof DB, string, RawBuilder<unknown>]>;
 
-type NameRead = (db: Executor, values: { tenant: string; id: unknown }) => Promise<{ name: string | null; names_version: string }[]>;
+type NameRow = { id: string; name: string | null; names_version: string };
 
-/** One record's name with the names version, per kind; prepared, as each runs on a ticket read that misses. */
-const nameById = Object.fromEntries(
-  Object.entries(NAME_SOURCES).map(([kind, [table, id, name]]) => [kind, preparedQuery(['tenant', 'id'], (db, v) => ({
-    compile: () => sql<{ name: string | null; names_version: string }>`select ${name} as name, ${namesVersion('x.tenant')} as names_version
-      from ${sql.table(table)} x where x.tenant = ${v.tenant} and ${sql.ref(`x.${id}`)} = ${v.id}`.compile(db),
-  }))]),
-) as Record<keyof typeof NAME_SOURCES, NameRead>;
+/**
+ * Per kind, a prepared read of its names (id and name as withNames shows it) with the names version, narrowed by
+ * `narrow` (the id column, the values' markers): one record's name, or every name of the kind up to a limit.
+ */
+function nameReads<P extends string>(params: readonly P[], narrow: (id: RawBuilder<unknown>, v: Record<P, string>) => RawBuilder<unknown>) {
+  return Object.fromEntries(
+    Object.entries(NAME_SOURCES).map(([kind, [table, id, name]]) => [kind, preparedQuery(['tenant', ...params], (db, v) => ({
+      compile: () => sql<NameRow>`select ${sql.ref(`x.${id}`)} as id, ${name} as name, ${namesVersion('x.tenant')} as names_version
+        from ${sql.table(table)} x where x.tenant = ${v.tenant} ${narrow(sql.ref(`x.${id}`), v)}`.compile(db),
+    }))]),
+  ) as Record<keyof typeof NAME_SOURCES, (db: Executor, values: Record<'tenant' | P, unknown>) => Promise<NameRow[]>>;
+}
 
-/** Every name of one kind in the tenant (at most `limit` + 1) with the names version, per kind; prepared. */
-const namesOfKindReads = Object.fromEntries(
-  Object.entries(NAME_SOURCES).map(([kind, [table, id, name]]) => [kind, preparedQuery(['tenant', 'limit'], (db, v) => ({
-    compile: () => sql<{ id: string; name: string | null; names_version: string }>`select ${sql.ref(`x.${id}`)} as id, ${name} as name,
-      ${namesVersion('x.tenant')} as names_version from ${sql.table(table)} x where x.tenant = ${v.tenant} limit ${v.limit}`.compile(db),
-  }))]),
-) as Record<keyof typeof NAME_SOURCES, (db: Executor, values: { tenant: string; limit: unknown }) => Promise<{ id: string; name: string | null; names_version: string }[]>>;
+/** One record's name: runs on a ticket read that misses it. */
+const nameById = nameReads(['id'], (id, v) => sql`and ${id} = ${v.id}`);
+/** Every name of one kind (at most `limit`): the kind read whole. */
+const namesOfKindReads = nameReads(['limit'], (_, v) => sql`limit ${v.limit}`);
 
 async function namesOfKind(db: Executor, kind: keyof typeof NAME_SOURCES, tenant: string, limit: number): Promise<KindNames> {
   const names = await namesOfKindReads[kind](db, { tenant, limit: limit + 1 });
