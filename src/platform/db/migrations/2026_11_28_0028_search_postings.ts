@@ -140,6 +140,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
+    drop trigger search_postings_insert on search_documents;
+    drop trigger search_postings_update on search_documents;
+    drop trigger search_postings_delete on search_documents;
     drop table search_postings;
     drop function search_postings_sync();
     drop function search_document_visible_to(uuid, text, uuid, uuid);

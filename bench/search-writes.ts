@@ -1,0 +1,159 @@
+/**
+ * npm run bench:search-writes — what the search index costs a write, against the index as it was before the
+ * head postings (issue 23: "report the write cost per indexed row before and after").
+ *
+ * Two databases, recreated on every run: `<BENCH_DATABASE_URL>` (default psa_bench_search_writes) migrated to
+ * the latest schema, and `<name>_base` migrated to the latest and back to the last migration before the head
+ * postings (BASE_MIGRATION): one full-text table with its title index, no postings. Both are loaded with the same
+ * generated documents (bench/search-data.ts) through the real writer (upsertSearchDocuments):
+ *
+ * 1. **Bulk**: BENCH_SW_ROWS (200,000) rows each, in chunks of BENCH_SW_CHUNK (20,000) that alternate between the
+ *    two databases, so the machine's drift falls on both; batches of 1,000, BENCH_SEARCH_WRITERS (2) writers.
+ *    Reported as rows per second of each database's own chunks.
+ * 2. **One record per transaction**, what a record's write pays for its index row: BENCH_SW_WRITES (2,000) inserts
+ *    of a new document, then as many updates of an existing one (new recency and title, so every posting is
+ *    rewritten), in blocks of 100 alternating between the databases, synchronous_commit off (the statement's
+ *    work, not the disk flush). Reported as p50 / p95 µs.
+ *
+ * Prints a table with the ratio current ÷ base and writes bench/results/search-writes-<timestamp>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { Migrator, sql } from 'kysely';
+import { openPostgres, type Database } from '../src/platform/db/database.ts';
+import { withTransaction } from '../src/platform/db/executor.ts';
+import { migrateToLatest } from '../src/platform/db/migrate.ts';
+import { migrations } from '../src/platform/db/migrations/index.ts';
+import { upsertSearchDocuments } from '../src/platform/search/writer.ts';
+import type { SearchDocument } from '../src/platform/search/types.ts';
+import '../src/modules.ts';
+import { createTenant } from '../src/modules/tenants/index.ts';
+import { benchDatabaseUrl, intEnv, quantile, recreateDatabase } from './bench-env.ts';
+import { documents, load, uuid, words } from './search-data.ts';
+
+const ROWS = intEnv('BENCH_SW_ROWS', 200_000, 1_000, 5_000_000);
+const CHUNK = intEnv('BENCH_SW_CHUNK', 20_000, 1_000, 1_000_000);
+const WRITES = intEnv('BENCH_SW_WRITES', 2_000, 100, 100_000);
+const WRITERS = intEnv('BENCH_SEARCH_WRITERS', 2, 1, 16);
+const BLOCK = 100;
+/** The last migration before the head postings (migration 0028). */
+const BASE_MIGRATION = '2026_11_25_0027_asset_list_index';
+
+interface Wal { bytes: number; fpi: number }
+interface Side {
+  name: 'current' | 'base'; database: Database; tenant: string; loadSeconds: number; inserts: number[]; updates: number[]; ids: SearchDocument[];
+  /** WAL written by each phase's blocks (the cluster's counters around blocks that only this side runs). */
+  insertWal: Wal; updateWal: Wal;
+}
+
+async function open(name: Side['name'], url: URL): Promise<Side> {
+  await recreateDatabase(url);
+  const database = await openPostgres(url.toString(), WRITERS + 1);
+  await migrateToLatest(database.db);
+  if (name === 'base') {
+    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+    const { error } = await migrator.migrateTo(BASE_MIGRATION);
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+  }
+  const tenant = await createTenant(database.db, { name: 'Bench Writes', slug: 'bench-writes', adminEmail: 'bench@example.com' });
+  return { name, database, tenant: tenant.tenant_id, loadSeconds: 0, inserts: [], updates: [], ids: [], insertWal: { bytes: 0, fpi: 0 }, updateWal: { bytes: 0, fpi: 0 } };
+}
+
+/** One document per transaction, timed in µs; `synchronous_commit` off so the flush is not what is measured. */
+async function writeOne(side: Side, doc: SearchDocument): Promise<number> {
+  const started = performance.now();
+  await withTransaction(side.database.db, async (trx) => {
+    await sql`set local synchronous_commit = off`.execute(trx);
+    await upsertSearchDocuments(trx, side.tenant, [doc]);
+  });
+  return (performance.now() - started) * 1000;
+}
+
+/** The cluster's WAL counters (pg_stat_wal: PostgreSQL 14 and later). */
+async function walNow(side: Side): Promise<Wal> {
+  const row = (await sql<{ bytes: string; fpi: string }>`select wal_bytes::text as bytes, wal_fpi::text as fpi from pg_stat_wal`.execute(side.database.db)).rows[0]!;
+  return { bytes: Number(row.bytes), fpi: Number(row.fpi) };
+}
+
+/** Runs `fn` and adds the WAL it wrote to `into`. */
+async function countingWal(side: Side, into: Wal, fn: () => Promise<void>): Promise<void> {
+  const before = await walNow(side);
+  await fn();
+  const after = await walNow(side);
+  into.bytes += after.bytes - before.bytes;
+  into.fpi += after.fpi - before.fpi;
+}
+
+async function main(): Promise<void> {
+  const url = benchDatabaseUrl('psa_bench_search_writes');
+  const baseUrl = new URL(url);
+  baseUrl.pathname = `${url.pathname}_base`;
+  const sides = [await open('current', url), await open('base', baseUrl)];
+  try {
+    const clients = Array.from({ length: 500 }, uuid);
+    const users = Array.from({ length: 50 }, uuid);
+    console.error(`bench:search-writes: loading ${ROWS} rows into each database, ${CHUNK} at a time, alternating …`);
+    for (let done = 0; done < ROWS; done += CHUNK) {
+      for (const side of done % (2 * CHUNK) === 0 ? sides : [...sides].reverse()) {
+        side.loadSeconds += await load(side.database, side.tenant, Math.min(CHUNK, ROWS - done), clients, users, WRITERS);
+      }
+    }
+    for (const side of sides) await sql`vacuum analyze`.execute(side.database.db);
+
+    console.error(`bench:search-writes: ${WRITES} single-record inserts and updates per database …`);
+    // The same documents on both sides: generated once per block, written to each.
+    for (let i = 0; i < WRITES; i += BLOCK) {
+      const block = documents(BLOCK, clients, users, ROWS + i);
+      for (const side of i % (2 * BLOCK) === 0 ? sides : [...sides].reverse()) {
+        await countingWal(side, side.insertWal, async () => { for (const doc of block) side.inserts.push(await writeOne(side, doc)); });
+        side.ids.push(...block);
+      }
+    }
+    let tick = Date.UTC(2026, 6, 1);
+    for (let i = 0; i < WRITES; i += BLOCK) {
+      const block = sides[0]!.ids.slice(i, i + BLOCK).map((doc) => ({
+        ...doc, title: `${doc.title} ${words[(i * 7) % 5_000]}`, updatedAt: new Date(tick++ * 1000),
+      }));
+      for (const side of i % (2 * BLOCK) === 0 ? sides : [...sides].reverse()) {
+        await countingWal(side, side.updateWal, async () => { for (const doc of block) side.updates.push(await writeOne(side, doc)); });
+      }
+    }
+
+    const stats = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return { p50_us: Math.round(quantile(s, 0.5)), p95_us: Math.round(quantile(s, 0.95)) };
+    };
+    const [current, base] = sides.map((side) => ({
+      bulk_rows_per_s: Math.round(ROWS / side.loadSeconds), insert: stats(side.inserts), update: stats(side.updates),
+      insert_wal_bytes: Math.round(side.insertWal.bytes / side.inserts.length), insert_wal_fpi: +(side.insertWal.fpi / side.inserts.length).toFixed(2),
+      update_wal_bytes: Math.round(side.updateWal.bytes / side.updates.length), update_wal_fpi: +(side.updateWal.fpi / side.updates.length).toFixed(2),
+    }));
+    const ratio = (a: number, b: number) => +(a / b).toFixed(2);
+    const table = [
+      { measure: 'bulk indexing (rows/s)', base: base!.bulk_rows_per_s, current: current!.bulk_rows_per_s, ratio: ratio(current!.bulk_rows_per_s, base!.bulk_rows_per_s) },
+      { measure: 'one insert per transaction, p50 µs', base: base!.insert.p50_us, current: current!.insert.p50_us, ratio: ratio(current!.insert.p50_us, base!.insert.p50_us) },
+      { measure: 'one insert per transaction, p95 µs', base: base!.insert.p95_us, current: current!.insert.p95_us, ratio: ratio(current!.insert.p95_us, base!.insert.p95_us) },
+      { measure: 'one update per transaction, p50 µs', base: base!.update.p50_us, current: current!.update.p50_us, ratio: ratio(current!.update.p50_us, base!.update.p50_us) },
+      { measure: 'one update per transaction, p95 µs', base: base!.update.p95_us, current: current!.update.p95_us, ratio: ratio(current!.update.p95_us, base!.update.p95_us) },
+      { measure: 'WAL bytes per insert', base: base!.insert_wal_bytes, current: current!.insert_wal_bytes, ratio: ratio(current!.insert_wal_bytes, base!.insert_wal_bytes) },
+      { measure: 'full-page images per insert', base: base!.insert_wal_fpi, current: current!.insert_wal_fpi, ratio: ratio(current!.insert_wal_fpi, base!.insert_wal_fpi) },
+      { measure: 'WAL bytes per update', base: base!.update_wal_bytes, current: current!.update_wal_bytes, ratio: ratio(current!.update_wal_bytes, base!.update_wal_bytes) },
+      { measure: 'full-page images per update', base: base!.update_wal_fpi, current: current!.update_wal_fpi, ratio: ratio(current!.update_wal_fpi, base!.update_wal_fpi) },
+    ];
+    console.table(table);
+    mkdirSync('bench/results', { recursive: true });
+    const file = `bench/results/search-writes-${new Date().toISOString().replace(/:/g, '-')}.json`;
+    writeFileSync(file, `${JSON.stringify({
+      settings: { rows: ROWS, chunk: CHUNK, writes: WRITES, writers: WRITERS, base_migration: BASE_MIGRATION, node: process.version, cpus: os.cpus().length },
+      current, base, table,
+    }, null, 2)}\n`);
+    console.error(`bench:search-writes: wrote ${file}`);
+  } finally {
+    for (const side of sides) await side.database.close().catch(() => undefined);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error('bench:search-writes failed:', err);
+  process.exit(1);
+});
