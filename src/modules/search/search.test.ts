@@ -71,6 +71,9 @@ describe('GET /search — finding and ranking', () => {
     const mido = await makeTicket(admin, client.client_id, { title: 'Mido sensor offline' });
     await makeTicket(admin, client.client_id, { title: 'Midori plant watering' });
     expect(idsOf((await search(admin, { query: 'mdio', types: 'ticket' })).results)).toEqual([mido.ticket_id]);
+    // The swapped neighbours are looked up before the other spellings: "mdi" (a letter missing) does not win.
+    await makeTicket(admin, client.client_id, { title: 'Mdi panel firmware' });
+    expect(idsOf((await search(admin, { query: 'mdio', types: 'ticket' })).results)).toEqual([mido.ticket_id]);
     // Two edits away: the nearest word by trigram similarity.
     expect(idsOf((await search(admin, { query: 'bordroomz', types: 'ticket' })).results)).toEqual([ticket.ticket_id]);
     // A correct word stays as typed next to a corrected one; a word like nothing in the tenant finds nothing.
