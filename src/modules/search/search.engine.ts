@@ -70,6 +70,14 @@ export const scale = (corrected: boolean) => sql`${sql.lit(corrected ? 10 : 1)}`
 export const namesIdentifier = (q: ParsedQuery) =>
   sql<boolean>`(d.identifier = any(${q.identifiers}::text[]) or d.identifier like ${q.identifierPrefix}::text)`;
 
+/**
+ * The title's and the subtitle's (with the identifier's) vectors of a document `d`: its full-text vector weights
+ * them A and B (migration 0031), at the same relative positions as their own vectors.
+ */
+export const TITLE = sql`ts_filter(d.search_vector, '{a}')`;
+export const SUBTITLE = sql`ts_filter(d.search_vector, '{b}')`;
+const TITLE_OR_SUBTITLE = sql`ts_filter(d.search_vector, '{a,b}')`;
+
 function matchAndScore(q: ParsedQuery, corrected: boolean): { match: RawBuilder<boolean>; score: RawBuilder<number> } {
   const ids = sql`${q.identifiers}::text[]`;
   const idPrefix = sql`${q.identifierPrefix}::text`;
@@ -81,8 +89,8 @@ function matchAndScore(q: ParsedQuery, corrected: boolean): { match: RawBuilder<
     score: sql<number>`(case
       when d.identifier = any(${ids}) then ${sql.lit(SCORES.identifier)}
       when d.identifier like ${idPrefix} then ${sql.lit(SCORES.identifierPrefix)}
-      when ${matches(sql`d.title_vector`)} then ${sql.lit(SCORES.title)}
-      when ${matches(sql`(d.title_vector || d.subtitle_vector)`)} then ${sql.lit(SCORES.subtitle)}
+      when ${matches(TITLE)} then ${sql.lit(SCORES.title)}
+      when ${matches(TITLE_OR_SUBTITLE)} then ${sql.lit(SCORES.subtitle)}
       else ${sql.lit(SCORES.body)} end) / ${scale(corrected)}`,
   };
 }
@@ -135,9 +143,9 @@ export function pageWithDocuments(tenant: string, sort: SearchSort): RawBuilder<
       case
         when d.body is not null and ts_filter(d.search_vector, '{c}') @@ hq.hq
           then ts_headline('english', translate(left(d.body, 20000), '<>', ${LT + GT}), hq.hq, ${HEADLINE_OPTIONS})
-        when d.subtitle is not null and d.subtitle_vector @@ hq.hq
+        when d.subtitle is not null and ${SUBTITLE} @@ hq.hq
           then ts_headline('english', translate(d.subtitle, '<>', ${LT + GT}), hq.hq, ${HEADLINE_OPTIONS})
-        when d.title_vector @@ hq.hq then ts_headline('english', translate(d.title, '<>', ${LT + GT}), hq.hq, ${HEADLINE_OPTIONS})
+        when ${TITLE} @@ hq.hq then ts_headline('english', translate(d.title, '<>', ${LT + GT}), hq.hq, ${HEADLINE_OPTIONS})
       end as headline
     from g cross join (select case when q.pq is null then q.wq else q.wq || q.pq end as hq from q) hq
     left join (p join search_documents d

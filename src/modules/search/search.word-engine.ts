@@ -4,7 +4,7 @@ import { likePrefixPattern } from '../../platform/db/like.ts';
 import { prepareIf } from '../../platform/db/prepared.ts';
 import type { RowAccess } from './search.access.ts';
 import {
-  anyType, documentAccess, laterThan, pageWithDocuments, queryRelation, scale, TIER_SCORES,
+  anyType, documentAccess, laterThan, pageWithDocuments, queryRelation, scale, SUBTITLE, TIER_SCORES, TITLE,
   type EngineRequest, type EngineResult, type EngineRow,
 } from './search.engine.ts';
 import { identifierMatches } from './search.identifier-tier.ts';
@@ -237,10 +237,10 @@ async function recentMatches(db: Executor, r: EngineRequest, counts: Record<stri
   const sparse = r.types.filter((t) => (counts[t] ?? 0) > 0 && (counts[t] ?? 0) <= cap);
   const after = bodyOnly ? bodyAfter(r) : r.after ? laterThan(r.after, 'd') : sql<boolean>`true`;
   const where = (types: readonly string[]) => sql`${documentAccess(access, anyType(types as SearchType[]), asOf)} and d.search_vector @@ q.pq
-    ${bodyOnly ? sql`and not d.title_vector @@ q.pq and not d.subtitle_vector @@ q.pq` : sql``} and ${after}`;
+    ${bodyOnly ? sql`and not ${TITLE} @@ q.pq and not ${SUBTITLE} @@ q.pq` : sql``} and ${after}`;
   const score = bodyOnly
     ? tierScore(sql`3`, corrected)
-    : tierScore(sql`case when d.title_vector @@ q.pq then 1 when d.subtitle_vector @@ q.pq then 2 else 3 end`, corrected);
+    : tierScore(sql`case when ${TITLE} @@ q.pq then 1 when ${SUBTITLE} @@ q.pq then 2 else 3 end`, corrected);
   const parts = [
     ...(dense.length ? [sql`(select d.object_type, d.object_id, d.updated_at, ${score} as score from search_documents d cross join q
         where ${where(dense)} order by d.updated_at desc, d.object_type, d.object_id limit ${limit + 1})`] : []),

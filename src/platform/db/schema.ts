@@ -570,10 +570,11 @@ export interface SearchDocumentsTable {
   required_permission: string | null;
   updated_at: Timestamp;
   indexed_at: Timestamp;
-  /** Generated tsvector columns (read-only); nullable in the catalog though their expressions never yield null. */
+  /**
+   * Generated (read-only): the title's lexemes weighted A, the subtitle's and identifier's B, the body's C
+   * (`ts_filter(search_vector, '{a}')` is the title's vector). Nullable in the catalog though never null.
+   */
   search_vector: ColumnType<string | null, never, never>;
-  title_vector: ColumnType<string | null, never, never>;
-  subtitle_vector: ColumnType<string | null, never, never>;
 }
 
 /** The head postings (migrations 0028, 0029): written only by the triggers on search_documents. */
