@@ -19,11 +19,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { openPostgres, type Database } from '../src/platform/db/database.ts';
 import { withTransaction } from '../src/platform/db/executor.ts';
-import { migrateToLatest } from '../src/platform/db/migrate.ts';
-import { migrations } from '../src/platform/db/migrations/index.ts';
+import { migrateTo, migrateToLatest } from '../src/platform/db/migrate.ts';
 import { upsertSearchDocuments } from '../src/platform/search/writer.ts';
 import type { SearchDocument } from '../src/platform/search/types.ts';
 import '../src/modules.ts';
@@ -41,7 +40,7 @@ const BASE_MIGRATION = '2026_11_25_0027_asset_list_index';
 
 interface Wal { bytes: number; fpi: number }
 interface Side {
-  name: 'current' | 'base'; database: Database; tenant: string; loadSeconds: number; inserts: number[]; updates: number[]; ids: SearchDocument[];
+  name: 'current' | 'base'; database: Database; tenant: string; loadSeconds: number; inserts: number[]; updates: number[];
   /** WAL written by each phase's blocks (the cluster's counters around blocks that only this side runs). */
   insertWal: Wal; updateWal: Wal;
 }
@@ -50,13 +49,9 @@ async function open(name: Side['name'], url: URL): Promise<Side> {
   await recreateDatabase(url);
   const database = await openPostgres(url.toString(), WRITERS + 1);
   await migrateToLatest(database.db);
-  if (name === 'base') {
-    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
-    const { error } = await migrator.migrateTo(BASE_MIGRATION);
-    if (error) throw error instanceof Error ? error : new Error(String(error));
-  }
+  if (name === 'base') await migrateTo(database.db, BASE_MIGRATION);
   const tenant = await createTenant(database.db, { name: 'Bench Writes', slug: 'bench-writes', adminEmail: 'bench@example.com' });
-  return { name, database, tenant: tenant.tenant_id, loadSeconds: 0, inserts: [], updates: [], ids: [], insertWal: { bytes: 0, fpi: 0 }, updateWal: { bytes: 0, fpi: 0 } };
+  return { name, database, tenant: tenant.tenant_id, loadSeconds: 0, inserts: [], updates: [], insertWal: { bytes: 0, fpi: 0 }, updateWal: { bytes: 0, fpi: 0 } };
 }
 
 /** One document per transaction, timed in µs; `synchronous_commit` off so the flush is not what is measured. */
@@ -88,13 +83,17 @@ async function main(): Promise<void> {
   const url = benchDatabaseUrl('psa_bench_search_writes');
   const baseUrl = new URL(url);
   baseUrl.pathname = `${url.pathname}_base`;
-  const sides = [await open('current', url), await open('base', baseUrl)];
+  const sides: Side[] = [];
   try {
+    sides.push(await open('current', url));
+    sides.push(await open('base', baseUrl));
+    /** Both sides, the order flipped every other step, so the machine's drift falls on both alike. */
+    const inTurn = (step: number) => (step % 2 === 0 ? sides : [...sides].reverse());
     const clients = Array.from({ length: 500 }, uuid);
     const users = Array.from({ length: 50 }, uuid);
     console.error(`bench:search-writes: loading ${ROWS} rows into each database, ${CHUNK} at a time, alternating …`);
     for (let done = 0; done < ROWS; done += CHUNK) {
-      for (const side of done % (2 * CHUNK) === 0 ? sides : [...sides].reverse()) {
+      for (const side of inTurn(done / CHUNK)) {
         side.loadSeconds += await load(side.database, side.tenant, Math.min(CHUNK, ROWS - done), clients, users, WRITERS);
       }
     }
@@ -102,19 +101,20 @@ async function main(): Promise<void> {
 
     console.error(`bench:search-writes: ${WRITES} single-record inserts and updates per database …`);
     // The same documents on both sides: generated once per block, written to each.
+    const written: SearchDocument[] = [];
     for (let i = 0; i < WRITES; i += BLOCK) {
       const block = documents(BLOCK, clients, users, ROWS + i);
-      for (const side of i % (2 * BLOCK) === 0 ? sides : [...sides].reverse()) {
+      for (const side of inTurn(i / BLOCK)) {
         await countingWal(side, side.insertWal, async () => { for (const doc of block) side.inserts.push(await writeOne(side, doc)); });
-        side.ids.push(...block);
       }
+      written.push(...block);
     }
     let tick = Date.UTC(2026, 6, 1);
     for (let i = 0; i < WRITES; i += BLOCK) {
-      const block = sides[0]!.ids.slice(i, i + BLOCK).map((doc) => ({
+      const block = written.slice(i, i + BLOCK).map((doc) => ({
         ...doc, title: `${doc.title} ${words[(i * 7) % 5_000]}`, updatedAt: new Date(tick++ * 1000),
       }));
-      for (const side of i % (2 * BLOCK) === 0 ? sides : [...sides].reverse()) {
+      for (const side of inTurn(i / BLOCK)) {
         await countingWal(side, side.updateWal, async () => { for (const doc of block) side.updates.push(await writeOne(side, doc)); });
       }
     }
@@ -128,18 +128,19 @@ async function main(): Promise<void> {
       insert_wal_bytes: Math.round(side.insertWal.bytes / side.inserts.length), insert_wal_fpi: +(side.insertWal.fpi / side.inserts.length).toFixed(2),
       update_wal_bytes: Math.round(side.updateWal.bytes / side.updates.length), update_wal_fpi: +(side.updateWal.fpi / side.updates.length).toFixed(2),
     }));
-    const ratio = (a: number, b: number) => +(a / b).toFixed(2);
-    const table = [
-      { measure: 'bulk indexing (rows/s)', base: base!.bulk_rows_per_s, current: current!.bulk_rows_per_s, ratio: ratio(current!.bulk_rows_per_s, base!.bulk_rows_per_s) },
-      { measure: 'one insert per transaction, p50 µs', base: base!.insert.p50_us, current: current!.insert.p50_us, ratio: ratio(current!.insert.p50_us, base!.insert.p50_us) },
-      { measure: 'one insert per transaction, p95 µs', base: base!.insert.p95_us, current: current!.insert.p95_us, ratio: ratio(current!.insert.p95_us, base!.insert.p95_us) },
-      { measure: 'one update per transaction, p50 µs', base: base!.update.p50_us, current: current!.update.p50_us, ratio: ratio(current!.update.p50_us, base!.update.p50_us) },
-      { measure: 'one update per transaction, p95 µs', base: base!.update.p95_us, current: current!.update.p95_us, ratio: ratio(current!.update.p95_us, base!.update.p95_us) },
-      { measure: 'WAL bytes per insert', base: base!.insert_wal_bytes, current: current!.insert_wal_bytes, ratio: ratio(current!.insert_wal_bytes, base!.insert_wal_bytes) },
-      { measure: 'full-page images per insert', base: base!.insert_wal_fpi, current: current!.insert_wal_fpi, ratio: ratio(current!.insert_wal_fpi, base!.insert_wal_fpi) },
-      { measure: 'WAL bytes per update', base: base!.update_wal_bytes, current: current!.update_wal_bytes, ratio: ratio(current!.update_wal_bytes, base!.update_wal_bytes) },
-      { measure: 'full-page images per update', base: base!.update_wal_fpi, current: current!.update_wal_fpi, ratio: ratio(current!.update_wal_fpi, base!.update_wal_fpi) },
+    type Result = NonNullable<typeof current>;
+    const measures: [string, (r: Result) => number][] = [
+      ['bulk indexing (rows/s)', (r) => r.bulk_rows_per_s],
+      ['one insert per transaction, p50 µs', (r) => r.insert.p50_us],
+      ['one insert per transaction, p95 µs', (r) => r.insert.p95_us],
+      ['one update per transaction, p50 µs', (r) => r.update.p50_us],
+      ['one update per transaction, p95 µs', (r) => r.update.p95_us],
+      ['WAL bytes per insert', (r) => r.insert_wal_bytes],
+      ['full-page images per insert', (r) => r.insert_wal_fpi],
+      ['WAL bytes per update', (r) => r.update_wal_bytes],
+      ['full-page images per update', (r) => r.update_wal_fpi],
     ];
+    const table = measures.map(([measure, of]) => ({ measure, base: of(base!), current: of(current!), ratio: +(of(current!) / of(base!)).toFixed(2) }));
     console.table(table);
     mkdirSync('bench/results', { recursive: true });
     const file = `bench/results/search-writes-${new Date().toISOString().replace(/:/g, '-')}.json`;

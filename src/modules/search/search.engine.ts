@@ -71,12 +71,13 @@ export const namesIdentifier = (q: ParsedQuery) =>
   sql<boolean>`(d.identifier = any(${q.identifiers}::text[]) or d.identifier like ${q.identifierPrefix}::text)`;
 
 /**
- * The title's and the subtitle's (with the identifier's) vectors of a document `d`: its full-text vector weights
- * them A and B (migration 0031), at the same relative positions as their own vectors.
+ * The title's, the subtitle's (with the identifier's) and the body's vectors of a document `d`: its full-text vector
+ * weights them A, B and C (migration 0031), at the same relative positions as their own vectors.
  */
 export const TITLE = sql`ts_filter(d.search_vector, '{a}')`;
 export const SUBTITLE = sql`ts_filter(d.search_vector, '{b}')`;
 const TITLE_OR_SUBTITLE = sql`ts_filter(d.search_vector, '{a,b}')`;
+const BODY = sql`ts_filter(d.search_vector, '{c}')`;
 
 function matchAndScore(q: ParsedQuery, corrected: boolean): { match: RawBuilder<boolean>; score: RawBuilder<number> } {
   const ids = sql`${q.identifiers}::text[]`;
@@ -141,7 +142,7 @@ export function pageWithDocuments(tenant: string, sort: SearchSort): RawBuilder<
   return sql`
     select g.*, d.object_type, d.object_id, d.parent_id, d.title, d.subtitle, d.url, d.updated_at, p.score,
       case
-        when d.body is not null and ts_filter(d.search_vector, '{c}') @@ hq.hq
+        when d.body is not null and ${BODY} @@ hq.hq
           then ts_headline('english', translate(left(d.body, 20000), '<>', ${LT + GT}), hq.hq, ${HEADLINE_OPTIONS})
         when d.subtitle is not null and ${SUBTITLE} @@ hq.hq
           then ts_headline('english', translate(d.subtitle, '<>', ${LT + GT}), hq.hq, ${HEADLINE_OPTIONS})

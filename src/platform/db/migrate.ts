@@ -1,4 +1,4 @@
-import { Migrator, sql, type Kysely } from 'kysely';
+import { Migrator, sql, type Kysely, type MigrationResultSet } from 'kysely';
 import type { DB } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 
@@ -19,8 +19,17 @@ async function upToDate(db: Kysely<DB>): Promise<boolean> {
  */
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
   if (await upToDate(db)) return [];
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error, results } = await migrator.migrateToLatest();
+  return applied(await migrator(db).migrateToLatest());
+}
+
+/** Migrates up or down to `name` (its `down` functions run for every later migration): for benchmarks of an older schema. */
+export async function migrateTo(db: Kysely<DB>, name: keyof typeof migrations): Promise<string[]> {
+  return applied(await migrator(db).migrateTo(name));
+}
+
+const migrator = (db: Kysely<DB>) => new Migrator({ db, provider: { getMigrations: async () => migrations } });
+
+function applied({ error, results }: MigrationResultSet): string[] {
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
