@@ -13,7 +13,7 @@
  * 2. **One record per transaction**, what a record's write pays for its index row: BENCH_SW_WRITES (2,000) inserts
  *    of a new document, then as many updates of an existing one (new recency and title, so every posting is
  *    rewritten), in blocks of 100 alternating between the databases, synchronous_commit off (the statement's
- *    work, not the disk flush). Reported as p50 / p95 µs.
+ *    work, not the disk flush). Reported as p50 / p95 µs, and the WAL bytes per write.
  *
  * Prints a table with the ratio current ÷ base and writes bench/results/search-writes-<timestamp>.json.
  */
@@ -38,10 +38,10 @@ const BLOCK = 100;
 /** The last migration before the head postings (migration 0028). */
 const BASE_MIGRATION = '2026_11_25_0027_asset_list_index';
 
-interface Wal { bytes: number; fpi: number }
+interface Wal { bytes: number }
 interface Side {
   name: 'current' | 'base'; database: Database; tenant: string; loadSeconds: number; inserts: number[]; updates: number[];
-  /** WAL written by each phase's blocks (the cluster's counters around blocks that only this side runs). */
+  /** WAL written by each phase's blocks (the cluster's WAL position around blocks that only this side runs). */
   insertWal: Wal; updateWal: Wal;
 }
 
@@ -51,7 +51,7 @@ async function open(name: Side['name'], url: URL): Promise<Side> {
   await migrateToLatest(database.db);
   if (name === 'base') await migrateTo(database.db, BASE_MIGRATION);
   const tenant = await createTenant(database.db, { name: 'Bench Writes', slug: 'bench-writes', adminEmail: 'bench@example.com' });
-  return { name, database, tenant: tenant.tenant_id, loadSeconds: 0, inserts: [], updates: [], insertWal: { bytes: 0, fpi: 0 }, updateWal: { bytes: 0, fpi: 0 } };
+  return { name, database, tenant: tenant.tenant_id, loadSeconds: 0, inserts: [], updates: [], insertWal: { bytes: 0 }, updateWal: { bytes: 0 } };
 }
 
 /** One document per transaction, timed in µs; `synchronous_commit` off so the flush is not what is measured. */
@@ -64,10 +64,13 @@ async function writeOne(side: Side, doc: SearchDocument): Promise<number> {
   return (performance.now() - started) * 1000;
 }
 
-/** The cluster's WAL counters (pg_stat_wal: PostgreSQL 14 and later). */
-async function walNow(side: Side): Promise<Wal> {
-  const row = (await sql<{ bytes: string; fpi: string }>`select wal_bytes::text as bytes, wal_fpi::text as fpi from pg_stat_wal`.execute(side.database.db)).rows[0]!;
-  return { bytes: Number(row.bytes), fpi: Number(row.fpi) };
+/**
+ * The cluster's WAL insert position in bytes. Not pg_stat_wal: backends report to it at most once a second, so a
+ * block's counters held whatever had been reported by then.
+ */
+async function walNow(side: Side): Promise<number> {
+  const row = (await sql<{ at: string }>`select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text as at`.execute(side.database.db)).rows[0]!;
+  return Number(row.at);
 }
 
 /** Runs `fn` and adds the WAL it wrote to `into`. */
@@ -75,8 +78,7 @@ async function countingWal(side: Side, into: Wal, fn: () => Promise<void>): Prom
   const before = await walNow(side);
   await fn();
   const after = await walNow(side);
-  into.bytes += after.bytes - before.bytes;
-  into.fpi += after.fpi - before.fpi;
+  into.bytes += after - before;
 }
 
 async function main(): Promise<void> {
@@ -125,8 +127,8 @@ async function main(): Promise<void> {
     };
     const [current, base] = sides.map((side) => ({
       bulk_rows_per_s: Math.round(ROWS / side.loadSeconds), insert: stats(side.inserts), update: stats(side.updates),
-      insert_wal_bytes: Math.round(side.insertWal.bytes / side.inserts.length), insert_wal_fpi: +(side.insertWal.fpi / side.inserts.length).toFixed(2),
-      update_wal_bytes: Math.round(side.updateWal.bytes / side.updates.length), update_wal_fpi: +(side.updateWal.fpi / side.updates.length).toFixed(2),
+      insert_wal_bytes: Math.round(side.insertWal.bytes / side.inserts.length),
+      update_wal_bytes: Math.round(side.updateWal.bytes / side.updates.length),
     }));
     type Result = NonNullable<typeof current>;
     const measures: [string, (r: Result) => number][] = [
@@ -136,9 +138,7 @@ async function main(): Promise<void> {
       ['one update per transaction, p50 µs', (r) => r.update.p50_us],
       ['one update per transaction, p95 µs', (r) => r.update.p95_us],
       ['WAL bytes per insert', (r) => r.insert_wal_bytes],
-      ['full-page images per insert', (r) => r.insert_wal_fpi],
       ['WAL bytes per update', (r) => r.update_wal_bytes],
-      ['full-page images per update', (r) => r.update_wal_fpi],
     ];
     const table = measures.map(([measure, of]) => ({ measure, base: of(base!), current: of(current!), ratio: +(of(current!) / of(base!)).toFixed(2) }));
     console.table(table);
