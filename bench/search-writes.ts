@@ -9,11 +9,13 @@
  *
  * 1. **Bulk**: BENCH_SW_ROWS (200,000) rows each, in chunks of BENCH_SW_CHUNK (20,000) that alternate between the
  *    two databases, so the machine's drift falls on both; batches of 1,000, BENCH_SEARCH_WRITERS (2) writers.
- *    Reported as rows per second of each database's own chunks.
+ *    Reported as rows per second of each database's own chunks: the writes alone, and with the merge of the
+ *    current side's pending postings after each chunk (migration 0032; what the worker does each second) added.
  * 2. **One record per transaction**, what a record's write pays for its index row: BENCH_SW_WRITES (2,000) inserts
  *    of a new document, then as many updates of an existing one (new recency and title, so every posting is
  *    rewritten), in blocks of 100 alternating between the databases, synchronous_commit off (the statement's
- *    work, not the disk flush). Reported as p50 / p95 µs, and the WAL bytes per write.
+ *    work, not the disk flush). Reported as p50 / p95 µs, and the WAL bytes per write. The current side's
+ *    postings are merged after each block, outside the writes' timing: reported as µs and WAL bytes per write.
  *
  * Prints a table with the ratio current ÷ base and writes bench/results/search-writes-<timestamp>.json.
  */
@@ -23,6 +25,7 @@ import { sql } from 'kysely';
 import { openPostgres, type Database } from '../src/platform/db/database.ts';
 import { withTransaction } from '../src/platform/db/executor.ts';
 import { migrateTo, migrateToLatest } from '../src/platform/db/migrate.ts';
+import { mergePendingPostings } from '../src/platform/search/postings.ts';
 import { upsertSearchDocuments } from '../src/platform/search/writer.ts';
 import type { SearchDocument } from '../src/platform/search/types.ts';
 import '../src/modules.ts';
@@ -43,6 +46,8 @@ interface Side {
   name: 'current' | 'base'; database: Database; tenant: string; loadSeconds: number; inserts: number[]; updates: number[];
   /** WAL written by each phase's blocks (the cluster's WAL position around blocks that only this side runs). */
   insertWal: Wal; updateWal: Wal;
+  /** The current side's merges of pending postings: after each bulk chunk, and after each block of single writes. */
+  bulkMergeSeconds: number; mergeMs: number; mergeWal: Wal;
 }
 
 async function open(name: Side['name'], url: URL): Promise<Side> {
@@ -51,7 +56,18 @@ async function open(name: Side['name'], url: URL): Promise<Side> {
   await migrateToLatest(database.db);
   if (name === 'base') await migrateTo(database.db, BASE_MIGRATION);
   const tenant = await createTenant(database.db, { name: 'Bench Writes', slug: 'bench-writes', adminEmail: 'bench@example.com' });
-  return { name, database, tenant: tenant.tenant_id, loadSeconds: 0, inserts: [], updates: [], insertWal: { bytes: 0 }, updateWal: { bytes: 0 } };
+  return {
+    name, database, tenant: tenant.tenant_id, loadSeconds: 0, inserts: [], updates: [], insertWal: { bytes: 0 }, updateWal: { bytes: 0 },
+    bulkMergeSeconds: 0, mergeMs: 0, mergeWal: { bytes: 0 },
+  };
+}
+
+/** Merges the current side's pending postings (the base has none); returns the seconds it took. */
+async function merge(side: Side): Promise<number> {
+  if (side.name === 'base') return 0;
+  const started = performance.now();
+  await countingWal(side, side.mergeWal, async () => void (await mergePendingPostings(side.database.db)));
+  return (performance.now() - started) / 1000;
 }
 
 /** One document per transaction, timed in µs; `synchronous_commit` off so the flush is not what is measured. */
@@ -97,8 +113,11 @@ async function main(): Promise<void> {
     for (let done = 0; done < ROWS; done += CHUNK) {
       for (const side of inTurn(done / CHUNK)) {
         side.loadSeconds += await load(side.database, side.tenant, Math.min(CHUNK, ROWS - done), clients, users, WRITERS);
+        side.bulkMergeSeconds += await merge(side);
       }
     }
+    // The single writes' merges are counted from here.
+    for (const side of sides) { side.mergeWal.bytes = 0; }
     for (const side of sides) await sql`vacuum analyze`.execute(side.database.db);
 
     console.error(`bench:search-writes: ${WRITES} single-record inserts and updates per database …`);
@@ -108,6 +127,7 @@ async function main(): Promise<void> {
       const block = documents(BLOCK, clients, users, ROWS + i);
       for (const side of inTurn(i / BLOCK)) {
         await countingWal(side, side.insertWal, async () => { for (const doc of block) side.inserts.push(await writeOne(side, doc)); });
+        side.mergeMs += (await merge(side)) * 1000;
       }
       written.push(...block);
     }
@@ -118,6 +138,7 @@ async function main(): Promise<void> {
       }));
       for (const side of inTurn(i / BLOCK)) {
         await countingWal(side, side.updateWal, async () => { for (const doc of block) side.updates.push(await writeOne(side, doc)); });
+        side.mergeMs += (await merge(side)) * 1000;
       }
     }
 
@@ -125,22 +146,34 @@ async function main(): Promise<void> {
       const s = [...xs].sort((a, b) => a - b);
       return { p50_us: Math.round(quantile(s, 0.5)), p95_us: Math.round(quantile(s, 0.95)) };
     };
-    const [current, base] = sides.map((side) => ({
-      bulk_rows_per_s: Math.round(ROWS / side.loadSeconds), insert: stats(side.inserts), update: stats(side.updates),
-      insert_wal_bytes: Math.round(side.insertWal.bytes / side.inserts.length),
-      update_wal_bytes: Math.round(side.updateWal.bytes / side.updates.length),
-    }));
+    const [current, base] = sides.map((side) => {
+      const writes = side.inserts.length + side.updates.length;
+      return {
+        bulk_rows_per_s: Math.round(ROWS / side.loadSeconds),
+        bulk_rows_per_s_merged: Math.round(ROWS / (side.loadSeconds + side.bulkMergeSeconds)),
+        insert: stats(side.inserts), update: stats(side.updates),
+        insert_wal_bytes: Math.round(side.insertWal.bytes / side.inserts.length),
+        update_wal_bytes: Math.round(side.updateWal.bytes / side.updates.length),
+        merge_us_per_write: Math.round((side.mergeMs * 1000) / writes),
+        merge_wal_bytes_per_write: Math.round(side.mergeWal.bytes / writes),
+      };
+    });
     type Result = NonNullable<typeof current>;
     const measures: [string, (r: Result) => number][] = [
-      ['bulk indexing (rows/s)', (r) => r.bulk_rows_per_s],
+      ['bulk indexing, the writes (rows/s)', (r) => r.bulk_rows_per_s],
+      ['bulk indexing, postings merged (rows/s)', (r) => r.bulk_rows_per_s_merged],
       ['one insert per transaction, p50 µs', (r) => r.insert.p50_us],
       ['one insert per transaction, p95 µs', (r) => r.insert.p95_us],
       ['one update per transaction, p50 µs', (r) => r.update.p50_us],
       ['one update per transaction, p95 µs', (r) => r.update.p95_us],
       ['WAL bytes per insert', (r) => r.insert_wal_bytes],
       ['WAL bytes per update', (r) => r.update_wal_bytes],
+      ['merge after the write (worker), µs per write', (r) => r.merge_us_per_write],
+      ['merge after the write (worker), WAL bytes per write', (r) => r.merge_wal_bytes_per_write],
     ];
-    const table = measures.map(([measure, of]) => ({ measure, base: of(base!), current: of(current!), ratio: +(of(current!) / of(base!)).toFixed(2) }));
+    const table = measures.map(([measure, of]) => ({
+      measure, base: of(base!), current: of(current!), ratio: of(base!) === 0 ? null : +(of(current!) / of(base!)).toFixed(2),
+    }));
     console.table(table);
     mkdirSync('bench/results', { recursive: true });
     const file = `bench/results/search-writes-${new Date().toISOString().replace(/:/g, '-')}.json`;

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { rebuildLexicon } from '../../platform/search/lexicon-words.ts';
+import { mergePendingPostings } from '../../platform/search/postings.ts';
 import { indexedSearchTypes, searchIndexerOf } from '../../platform/search/registry.ts';
 import { removeFromSearch, upsertSearchDocuments } from '../../platform/search/writer.ts';
 import type { SearchType } from './search.types.ts';
@@ -17,8 +18,9 @@ export interface ReindexCounts {
  * Rebuilds the index of the given tenants and types from the source tables: keyset batches of ids
  * (`listIds`), each loaded and written in its own transaction, then index rows whose source is gone are
  * removed, also in batches. Unchanged rows are not rewritten (see upsertSearchDocuments), so a re-index
- * of an up-to-date index is cheap and leaves open search cursors undisturbed. Each tenant's typo
- * dictionary is then rewritten from its documents, dropping words no document has any more.
+ * of an up-to-date index is cheap and leaves open search cursors undisturbed. The postings of what it wrote
+ * are merged after each type (a re-index may run where no worker does, and a backlog slows every search). Each
+ * tenant's typo dictionary is then rewritten from its documents, dropping words no document has any more.
  */
 export async function reindexSearch(
   db: Kysely<DB>,
@@ -67,6 +69,7 @@ export async function reindexSearch(
         afterStale = ids[ids.length - 1]!;
         if (ids.length < batch) break;
       }
+      await mergePendingPostings(db);
       opts.onProgress?.(counts);
       out.push(counts);
     }

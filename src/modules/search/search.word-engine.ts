@@ -19,7 +19,9 @@ import type { SearchType } from './search.types.ts';
  * - the head postings (`search_postings`): every title and subtitle match with its tier, recency and access
  *   columns, keyed in ranking order within each word and type. For a word (or a prefix covering a few), each
  *   type's range gives its head count up to the cap and its best rows for the page, index-only (rankedHead);
- *   a prefix covering many words reads its whole range and groups it per document (groupedHead);
+ *   a prefix covering many words reads its whole range and groups it per document (groupedHead). The postings
+ *   of documents written since the last merge (migration 0032, usually the last second's) are computed from
+ *   their rows in the same statement (livePostings), so a write is searchable at once;
  * - counts that stop at the cap: a type whose head matches alone pass the cap is reported at the cap; any
  *   other is counted from its own partition's full-text index, visiting at most cap + 1 documents.
  *
@@ -62,15 +64,42 @@ function termRange(word: WordQuery): { from: RawBuilder<boolean>; below: RawBuil
   };
 }
 
+/** The postings' columns, in the order of both sides of livePostings. */
+const POSTING = 'tenant, term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted, required_permission';
+
 /**
- * The postings `p` the caller may see. A restricted posting (a per-user audience) is checked against its
- * document by key, through a function so that only those few rows pay for it: as an EXISTS (or a lateral join)
- * the planner either hashed a scan of every document for the caller's id (380 ms at 1M rows) or set up a
- * lookup over every partition for each of ~19k postings (20 ms).
+ * The relations `pd` (documents of the tenant whose postings are pending: written since the last merge) and `pp`
+ * (their postings as they are now, computed from their rows with the merge's own definition), for a statement's
+ * WITH list: livePostings reads them. Usually a second's writes (platform/search/postings.ts).
+ */
+const pendingPostings = (tenant: string) => sql`
+    pd as materialized (select distinct j.object_type, j.object_id from search_postings_pending j where j.tenant = ${tenant}::uuid),
+    pp as materialized (
+      select d.tenant, t.term collate "C" as term, t.tier, d.object_type, d.object_id, d.updated_at, d.indexed_at, d.client_id,
+        d.is_internal, d.visible_to_user_ids is not null as restricted, d.required_permission
+      from pd join search_documents d on d.tenant = ${tenant}::uuid and d.object_type = pd.object_type and d.object_id = pd.object_id
+      cross join lateral search_head_words(d.search_vector) t
+    )`;
+
+/**
+ * The head postings as of the statement (migration 0032): the merged ones of documents with nothing pending, and
+ * the pending documents' from `pp`. The first side keeps its index order, so a range read in ranking order is
+ * still an index-only scan, merged with the few pending rows.
+ */
+const livePostings = (tenant: string) => sql`(
+    select ${sql.raw(POSTING)} from search_postings where tenant = ${tenant}::uuid and (object_type, object_id) not in (select * from pd)
+    union all select ${sql.raw(POSTING)} from pp
+  )`;
+
+/**
+ * The postings `p` the caller may see (the statement's WITH list holds pendingPostings). A restricted posting (a
+ * per-user audience) is checked against its document by key, through a function so that only those few rows pay
+ * for it: as an EXISTS (or a lateral join) the planner either hashed a scan of every document for the caller's id
+ * (380 ms at 1M rows) or set up a lookup over every partition for each of ~19k postings (20 ms).
  */
 function visiblePostings(a: RowAccess, term: RawBuilder<boolean>, types: RawBuilder<unknown>, asOf: Date | undefined): RawBuilder<unknown> {
   const portal = a.clientId === null ? sql`` : sql`and p.client_id = ${a.clientId}::uuid and not p.is_internal`;
-  return sql`search_postings p
+  return sql`${livePostings(a.tenant)} p
     where ${term} and p.tenant = ${a.tenant}::uuid
       and p.object_type = ${types}
       and (p.required_permission is null or p.required_permission = any(${a.permissions}::text[]))
@@ -158,6 +187,7 @@ async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string
         order by min(c.tier), max(c.updated_at) desc, c.object_type, c.object_id limit ${limit + 1}`;
   const result = await sql<HeadResult>`
     with q as (${queryRelation(r.query)}),
+    ${pendingPostings(access.tenant)},
     t as (select w collate "C" as term from unnest(${[...terms]}::text[]) as w),
     tc as materialized (
       select ty.object_type, t.term, (select count(*)::int from (select 1 from ${ofType} limit ${cap + 1}) c) as n
@@ -190,6 +220,7 @@ async function groupedHead(db: Executor, r: EngineRequest, word: WordQuery, cap:
         order by h.tier, h.updated_at desc, h.object_type, h.object_id limit ${limit + 1}`;
   const result = await sql<HeadResult>`
     with q as (${queryRelation(r.query)}),
+    ${pendingPostings(access.tenant)},
     h as materialized (
       select p.object_type, p.object_id, min(p.tier) as tier, max(p.updated_at) as updated_at
       from ${visiblePostings(access, sql<boolean>`${range.from} and ${range.below}`, anyType(types), asOf)}
@@ -206,21 +237,24 @@ async function groupedHead(db: Executor, r: EngineRequest, word: WordQuery, cap:
 const RANKED_TERMS = 4;
 
 /**
- * The words of the postings the query's prefix covers, up to RANKED_TERMS + 1 (one index probe each). A prefix
- * with no head match at all is read as its own stem: the head is then empty and the counts come from the
- * full-text indexes.
+ * The words of the postings the query's prefix covers, up to RANKED_TERMS + 1: one index probe each in the merged
+ * postings (a word there may be only a pending document's old one: reading it finds nothing), with the pending
+ * documents' words. A prefix with no head match at all is read as its own stem: the head is then empty and the
+ * counts come from the full-text indexes.
  */
 async function termsOf(db: Executor, tenant: string, word: WordQuery): Promise<string[]> {
   if (word.whole) return [word.stem];
   const { from, below } = termRange(word);
   const { rows } = await sql<{ term: string }>`
-    with recursive w (term, i) as (
+    with recursive ${pendingPostings(tenant)},
+    w (term, i) as (
       (select p.term, 1 from search_postings p where p.tenant = ${tenant}::uuid and ${from} and ${below} order by p.term limit 1)
       union all
       select (select p.term from search_postings p where p.tenant = ${tenant}::uuid and p.term > w.term and ${below} order by p.term limit 1), w.i + 1
       from w where w.term is not null and w.i <= ${RANKED_TERMS}
     )
-    select term from w where term is not null
+    select term from (select w.term from w where w.term is not null union select p.term from pp p where ${from} and ${below}) x
+    order by term limit ${RANKED_TERMS + 1}
   `.execute(db);
   return rows.length === 0 ? [word.stem] : rows.map((row) => row.term);
 }

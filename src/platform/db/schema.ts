@@ -577,7 +577,10 @@ export interface SearchDocumentsTable {
   search_vector: ColumnType<string | null, never, never>;
 }
 
-/** The head postings (migrations 0028, 0029): written only by the triggers on search_documents. */
+/**
+ * The head postings (migrations 0028, 0029, 0032): written only by search_postings_merge, from the pending rows the
+ * triggers on search_documents add (platform/search/postings.ts).
+ */
 export interface SearchPostingsTable {
   tenant: string;
   term: string;
@@ -590,6 +593,16 @@ export interface SearchPostingsTable {
   is_internal: boolean;
   restricted: boolean;
   required_permission: string | null;
+}
+
+/** A written document whose postings are not merged yet (migration 0032): written only by the triggers. */
+export interface SearchPostingsPendingTable {
+  tenant: string;
+  object_type: string;
+  object_id: string;
+  /** The replaced version's head words (`ts_filter(search_vector, '{a,b}')`); null for a new document. */
+  old_head: string | null;
+  old_updated_at: Timestamp | null;
 }
 
 export interface SearchLexiconTable {
@@ -659,6 +672,7 @@ export interface DB extends AssetTables, AssetRmmTables, ProjectTables, ProjectT
   search_documents: SearchDocumentsTable;
   search_lexicon: SearchLexiconTable;
   search_postings: SearchPostingsTable;
+  search_postings_pending: SearchPostingsPendingTable;
   list_counts: ListCountsTable;
   name_changes: NameChangesTable;
   number_reservations: NumberReservationsTable;

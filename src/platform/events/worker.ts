@@ -3,6 +3,7 @@ import { JobRunner, type JobRunnerOptions } from '../jobs/runner.ts';
 import { compactListCounts } from '../db/list-counts.ts';
 import { compactNameChanges } from '../db/names-version.ts';
 import { analyzeChangedTables } from '../db/table-statistics.ts';
+import { mergePendingPostings } from '../search/postings.ts';
 import { DONE_RETENTION_MS, jobsRetention } from '../jobs/retention.ts';
 import { Scheduler } from '../jobs/scheduler.ts';
 import type { JobDefinition, RunSchedule, ScheduleDefinition } from '../jobs/types.ts';
@@ -29,7 +30,7 @@ export interface BackgroundService {
 
 /**
  * The platform's own housekeeping: finished outbox events, expired idempotency records, finished jobs, list
- * totals, table statistics.
+ * totals, the search postings, table statistics.
  */
 function platformSchedules(database: Database): RunSchedule[] {
   return [
@@ -54,6 +55,8 @@ function platformSchedules(database: Database): RunSchedule[] {
     { name: 'list-counts-compaction', cron: '* * * * * *', run: () => compactListCounts(database.db), keepDone: false },
     // Names change far less often than lists grow: a tenant's version is a sum over a handful of rows.
     { name: 'name-changes-compaction', cron: '*/10 * * * * *', run: () => compactNameChanges(database.db), keepDone: false },
+    // Every second, like the list totals: a search computes the postings of documents not merged yet from their rows.
+    { name: 'search-postings-merge', cron: '* * * * * *', run: async () => void (await mergePendingPostings(database.db)), keepDone: false },
     // Statistics where autovacuum is off: soon after a table fills, so plans made while it was empty are replaced.
     { name: 'table-statistics', cron: '*/5 * * * * *', run: async () => void (await analyzeChangedTables(database.db)), keepDone: false },
   ];

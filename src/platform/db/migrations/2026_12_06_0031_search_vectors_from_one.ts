@@ -44,9 +44,12 @@ const triggerFunction = (title: string, subtitle: string) => {
   ].join(' ').replace(/\s*\n\s*/g, ' ');
 };
 
+/** The postings trigger this migration installs (migration 0032's `down` restores it). */
+export const postingsTriggerFunction = triggerFunction("ts_filter(r.search_vector, '{a}')", "ts_filter(r.search_vector, '{b}')");
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
-    ${triggerFunction("ts_filter(r.search_vector, '{a}')", "ts_filter(r.search_vector, '{b}')")};
+    ${postingsTriggerFunction};
     alter table search_documents drop column title_vector, drop column subtitle_vector;
   `);
 }

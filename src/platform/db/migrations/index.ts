@@ -30,6 +30,7 @@ import * as searchPostings from './2026_11_28_0028_search_postings.ts';
 import * as searchPostingsRanked from './2026_11_28_0029_search_postings_ranked.ts';
 import * as nameChanges from './2026_12_06_0030_name_changes.ts';
 import * as searchVectorsFromOne from './2026_12_06_0031_search_vectors_from_one.ts';
+import * as searchPostingsPending from './2026_12_06_0032_search_postings_pending.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0029_search_postings_ranked': searchPostingsRanked,
   '2026_12_06_0030_name_changes': nameChanges,
   '2026_12_06_0031_search_vectors_from_one': searchVectorsFromOne,
+  '2026_12_06_0032_search_postings_pending': searchPostingsPending,
 };
