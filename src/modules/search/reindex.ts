@@ -19,7 +19,7 @@ export interface ReindexCounts {
  * (`listIds`), each loaded and written in its own transaction, then index rows whose source is gone are
  * removed, also in batches. Unchanged rows are not rewritten (see upsertSearchDocuments), so a re-index
  * of an up-to-date index is cheap and leaves open search cursors undisturbed. The postings of what it wrote
- * are merged after each type (a re-index may run where no worker does, and a backlog slows every search). Each
+ * are merged after each batch (a re-index may run where no worker does, and a backlog slows every search). Each
  * tenant's typo dictionary is then rewritten from its documents, dropping words no document has any more.
  */
 export async function reindexSearch(
@@ -43,6 +43,7 @@ export async function reindexSearch(
           await upsertSearchDocuments(trx, tenant, docs);
           return docs.length;
         });
+        await mergePendingPostings(db);
         after = ids[ids.length - 1]!;
         if (ids.length < batch) break;
       }

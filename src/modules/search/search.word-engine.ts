@@ -21,7 +21,7 @@ import type { SearchType } from './search.types.ts';
  *   type's range gives its head count up to the cap and its best rows for the page, index-only (rankedHead);
  *   a prefix covering many words reads its whole range and groups it per document (groupedHead). The postings
  *   of documents written since the last merge (migration 0032, usually the last second's) are computed from
- *   their rows in the same statement (livePostings), so a write is searchable at once;
+ *   their rows in the same statement (visiblePostings), so a write is searchable at once;
  * - counts that stop at the cap: a type whose head matches alone pass the cap is reported at the cap; any
  *   other is counted from its own partition's full-text index, visiting at most cap + 1 documents.
  *
@@ -64,48 +64,47 @@ function termRange(word: WordQuery): { from: RawBuilder<boolean>; below: RawBuil
   };
 }
 
-/** The postings' columns, in the order of both sides of livePostings. */
+/** The postings' columns, in the order of both sides of visiblePostings. */
 const POSTING = 'tenant, term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted, required_permission';
 
 /**
  * The relations `pd` (documents of the tenant whose postings are pending: written since the last merge) and `pp`
  * (their postings as they are now, computed from their rows with the merge's own definition), for a statement's
- * WITH list: livePostings reads them. Usually a second's writes (platform/search/postings.ts).
+ * WITH list: visiblePostings reads them. Usually a second's writes (platform/search/postings.ts).
  */
 const pendingPostings = (tenant: string) => sql`
-    pd as materialized (select distinct j.object_type, j.object_id from search_postings_pending j where j.tenant = ${tenant}::uuid),
+    pd as materialized (select * from search_pending_documents(${tenant}::uuid)),
     pp as materialized (
-      select d.tenant, t.term collate "C" as term, t.tier, d.object_type, d.object_id, d.updated_at, d.indexed_at, d.client_id,
-        d.is_internal, d.visible_to_user_ids is not null as restricted, d.required_permission
-      from pd join search_documents d on d.tenant = ${tenant}::uuid and d.object_type = pd.object_type and d.object_id = pd.object_id
-      cross join lateral search_head_words(d.search_vector) t
+      select tenant, term collate "C" as term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted,
+        required_permission
+      from search_pending_postings(${tenant}::uuid)
     )`;
 
 /**
- * The head postings as of the statement (migration 0032): the merged ones of documents with nothing pending, and
- * the pending documents' from `pp`. The first side keeps its index order, so a range read in ranking order is
- * still an index-only scan, merged with the few pending rows.
+ * The postings `p` the caller may see (the statement's WITH list holds pendingPostings), as of the statement
+ * (migration 0032): the merged ones of documents with nothing pending, and the pending documents' from `pp`. Every
+ * condition is written into both sides, with `tail` (an order and limit, say) after each: the planner does not
+ * push a lateral reference into a union reliably, and without `p.term = t.term` in its index condition a count
+ * read a type's whole range (16 s at 1M rows). The merged side keeps its index order, so a range read in ranking
+ * order is still an index-only scan.
+ *
+ * A restricted posting (a per-user audience) is checked against its document by key, through a function so that
+ * only those few rows pay for it: as an EXISTS (or a lateral join) the planner either hashed a scan of every
+ * document for the caller's id (380 ms at 1M rows) or set up a lookup over every partition for each of ~19k
+ * postings (20 ms).
  */
-const livePostings = (tenant: string) => sql`(
-    select ${sql.raw(POSTING)} from search_postings where tenant = ${tenant}::uuid and (object_type, object_id) not in (select * from pd)
-    union all select ${sql.raw(POSTING)} from pp
-  )`;
-
-/**
- * The postings `p` the caller may see (the statement's WITH list holds pendingPostings). A restricted posting (a
- * per-user audience) is checked against its document by key, through a function so that only those few rows pay
- * for it: as an EXISTS (or a lateral join) the planner either hashed a scan of every document for the caller's id
- * (380 ms at 1M rows) or set up a lookup over every partition for each of ~19k postings (20 ms).
- */
-function visiblePostings(a: RowAccess, term: RawBuilder<boolean>, types: RawBuilder<unknown>, asOf: Date | undefined): RawBuilder<unknown> {
+function visiblePostings(a: RowAccess, term: RawBuilder<boolean>, types: RawBuilder<unknown>, asOf: Date | undefined, tail: RawBuilder<unknown> = sql``): RawBuilder<unknown> {
   const portal = a.clientId === null ? sql`` : sql`and p.client_id = ${a.clientId}::uuid and not p.is_internal`;
-  return sql`${livePostings(a.tenant)} p
-    where ${term} and p.tenant = ${a.tenant}::uuid
+  const visible = sql`${term} and p.tenant = ${a.tenant}::uuid
       and p.object_type = ${types}
       and (p.required_permission is null or p.required_permission = any(${a.permissions}::text[]))
       and (case when p.restricted then search_document_visible_to(p.tenant, p.object_type, p.object_id, ${a.userId}::uuid) else true end)
       ${portal}
       ${asOf ? sql`and p.indexed_at <= ${asOf}` : sql``}`;
+  return sql`(
+      (select ${sql.raw(POSTING)} from search_postings p where ${visible} and (p.object_type, p.object_id) not in (select * from pd) ${tail})
+      union all (select ${sql.raw(POSTING)} from pp p where ${visible} ${tail})
+    ) p`;
 }
 
 /** Tier from a cursor's score (scores are TIER_SCORES, divided by ten for a typo correction). */
@@ -175,13 +174,15 @@ const headResult = (hp: RawBuilder<unknown>) => sql`
  */
 async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string[], cap: number): Promise<HeadResult> {
   const { access, types, asOf, limit, corrected } = r;
-  const posted = (term: RawBuilder<unknown>, type: RawBuilder<unknown>) => visiblePostings(access, sql<boolean>`p.term = ${term}`, type, asOf);
+  const posted = (term: RawBuilder<unknown>, type: RawBuilder<unknown>, tail?: RawBuilder<unknown>) =>
+    visiblePostings(access, sql<boolean>`p.term = ${term}`, type, asOf, tail);
   const ofType = posted(sql`t.term`, sql`ty.object_type`);
   const head = r.sort === 'recent'
     ? NO_HEAD
     : sql`select c.object_type, c.object_id, max(c.updated_at) as updated_at, ${tierScore(sql`min(c.tier)`, corrected)} as score
         from unnest(${[...types]}::text[]) as ty (object_type) cross join t cross join lateral (
-          select p.object_type, p.object_id, p.updated_at, p.tier from ${ofType} and ${headAfter(r, 'p')}
+          select p.object_type, p.object_id, p.updated_at, p.tier
+          from ${posted(sql`t.term`, sql`ty.object_type`, sql`and ${headAfter(r, 'p')} order by p.tier, p.updated_at desc, p.object_id limit ${limit + 1}`)}
           order by p.tier, p.updated_at desc, p.object_id limit ${limit + 1}) c
         group by c.object_type, c.object_id
         order by min(c.tier), max(c.updated_at) desc, c.object_type, c.object_id limit ${limit + 1}`;

@@ -20,6 +20,11 @@ export async function mergePendingPostings(db: Kysely<DB>, batch = MERGE_BATCH):
     const n = rows[0]!.n;
     merged += n;
     // Fewer than a batch: the claim took every pending row it could see.
-    if (n < batch) return merged;
+    if (n < batch) break;
   }
+  // Every search reads the tenant's range of the pending rows' index: the rows just merged stay in it, dead, until a
+  // vacuum (after a 1M-row load, seconds per search until autovacuum came round to it; PGlite has none). A few
+  // milliseconds for a table this size.
+  if (merged > 0) await sql`vacuum search_postings_pending`.execute(db);
+  return merged;
 }
