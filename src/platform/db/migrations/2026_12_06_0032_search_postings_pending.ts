@@ -66,13 +66,15 @@ const triggerFunction = `
   end if;
   return null; end $$`.replace(/\s*\n\s*/g, ' ');
 
+// Dynamic statements (EXECUTE), planned on every call: a plan cached while the pending rows were few (a nested loop
+// over a sequential scan of them) took 400 s to merge 60,000 writes that arrived in a burst.
 const mergeFunction = `
   create function search_postings_merge(batch integer) returns integer language plpgsql as $$
   declare writes integer; tenants uuid[]; types text[]; ids uuid[]; begin
   if not pg_try_advisory_xact_lock(hashtext('search_postings_merge')) then return 0; end if;
-  with picked as (
+  execute $m$ with picked as (
     select distinct j.tenant, j.object_type, j.object_id from (
-      select tenant, object_type, object_id from search_postings_pending order by tenant, object_type, object_id limit batch
+      select tenant, object_type, object_id from search_postings_pending order by tenant, object_type, object_id limit $1
     ) j
   ),
   taken as (
@@ -88,17 +90,17 @@ const mergeFunction = `
     where p.tenant = o.tenant and p.term = o.term and p.object_type = o.object_type and p.tier = o.tier
       and p.updated_at = o.old_updated_at and p.object_id = o.object_id
   )
-  select (select count(*) from taken), array_agg(k.tenant), array_agg(k.object_type), array_agg(k.object_id)
-  into writes, tenants, types, ids from picked k;
+  select (select count(*) from taken)::int, array_agg(k.tenant), array_agg(k.object_type), array_agg(k.object_id) from picked k $m$
+  into writes, tenants, types, ids using batch;
   if ids is null then return 0; end if;
-  insert into search_postings (tenant, term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted,
-    required_permission)
+  execute $m$ insert into search_postings (tenant, term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal,
+    restricted, required_permission)
   select d.tenant, t.term, t.tier, d.object_type, d.object_id, d.updated_at, d.indexed_at, d.client_id, d.is_internal,
     d.visible_to_user_ids is not null, d.required_permission
-  from unnest(tenants, types, ids) k (tenant, object_type, object_id)
+  from unnest($1, $2, $3) k (tenant, object_type, object_id)
   join search_documents d on d.tenant = k.tenant and d.object_type = k.object_type and d.object_id = k.object_id
   cross join lateral search_head_words(d.search_vector) t
-  on conflict do nothing;
+  on conflict do nothing $m$ using tenants, types, ids;
   return writes; end $$`.replace(/\s*\n\s*/g, ' ');
 
 export async function up(db: Kysely<unknown>): Promise<void> {
