@@ -7,11 +7,10 @@ const MERGE_BATCH = 5000;
 /**
  * Moves the pending postings of written documents into the ranked head postings (migration 0032), a batch of
  * writes per transaction (with every other write of their documents) until none is left or another merge holds
- * the lock. Safe beside writers (a
- * document written meanwhile keeps a pending row for the next merge) and beside another merge (only one runs;
- * the other returns). The worker runs it every second; the search engine reads pending documents from their
- * rows meanwhile, so how far behind it is changes the speed of a search, never its results. Returns the
- * documents merged.
+ * the lock. Safe beside writers (a document written meanwhile keeps a pending row for the next merge) and beside
+ * another merge (only one runs; the other returns). The worker runs it every second; the search engine reads
+ * pending documents from their rows meanwhile, so how far behind it is changes the speed of a search, never its
+ * results. Returns the writes merged.
  */
 export async function mergePendingPostings(db: Kysely<DB>, batch = MERGE_BATCH): Promise<number> {
   let merged = 0;

@@ -12,8 +12,8 @@ import { postingsTriggerFunction } from './2026_12_06_0031_search_vectors_from_o
  *   for an update or a delete, the words and recency of the version it replaced (whose postings may be in the
  *   index); a document's key never changes (the writer's upsert sets only its content);
  * - `search_postings_merge(batch)`, run every second by the worker (platform/search/postings.ts), takes every
- *   pending row of the documents of the first `batch` rows (returning how many it took), deletes the postings of every version they replaced and inserts
- *   those of each document as it is now. One merge at a time (an advisory lock): a second one, deleting while
+ *   pending row of the documents of the first `batch` rows (returning how many it took), deletes the postings of
+ *   every version they replaced and inserts those of each document as it is now. One merge at a time (an advisory lock): a second one, deleting while
  *   the first inserts, could miss postings the first had not committed yet. A document written again while
  *   it is merged has a pending row the merge did not take, so the next merge replaces what this one inserted;
  *   postings the next merge inserts again are skipped (`on conflict do nothing`), being the same;
