@@ -150,31 +150,28 @@ async function main(): Promise<void> {
       rows.push({ class: name, via, p50_ms: +quantile(times, 0.5).toFixed(1), p95_ms: +quantile(times, 0.95).toFixed(1), max_ms: +times.at(-1)!.toFixed(1), ratio_p50: +(quantile(times, 0.5) / base50).toFixed(0), median_total: quantile(totals, 0.5), counts_exact: countsExact, queries: times.length });
     };
 
-    for (const c of classes) {
-      // One warm-up, then the measured queries.
+    /** One warm-up, then QUERIES measured searches of the class, recorded under `name`. */
+    const measure = async (c: (typeof classes)[number], name: string) => {
       await service.search(c.actor, { limit: 30, ...c.query() });
       const times: number[] = [];
       const totals: number[] = [];
       let exact = 0;
       for (let i = 0; i < QUERIES; i++) {
-        const q = { limit: 30, ...c.query() };
+        let q: Partial<SearchQuery> & { query: string } = { limit: 30, ...c.query() };
         if (c.nextPage) {
           const first = await service.search(c.actor, q);
           if (!first.nextCursor) continue;
-          let page: Awaited<ReturnType<typeof service.search>> | undefined;
-          times.push(await timed(async () => { page = await service.search(c.actor, { ...q, cursor: first.nextCursor }); }));
-          totals.push(page!.totalCount);
-          if (page!.countsExact) exact++;
-        } else {
-          let page: Awaited<ReturnType<typeof service.search>> | undefined;
-          times.push(await timed(async () => { page = await service.search(c.actor, q); }));
-          totals.push(page!.totalCount);
-          if (page!.countsExact) exact++;
+          q = { ...q, cursor: first.nextCursor };
         }
+        let page: Awaited<ReturnType<typeof service.search>> | undefined;
+        times.push(await timed(async () => { page = await service.search(c.actor, q); }));
+        totals.push(page!.totalCount);
+        if (page!.countsExact) exact++;
       }
-      if (times.length > 0) record(c.name, 'engine', times, totals, exact);
-      console.error(`bench:search: ${c.name} done`);
-    }
+      if (times.length > 0) record(name, 'engine', times, totals, exact);
+      console.error(`bench:search: ${name} done`);
+    };
+    for (const c of classes) await measure(c, c.name);
 
     // A few classes end to end through HTTP (routing, auth, validation, serialization).
     const issued = await withTransaction(db, (trx) => issueApiKey(trx, main.tenant_id, main.user_id, { name: 'bench', rate_limit: { burst: HUGE, per_minute: HUGE } }));
@@ -203,18 +200,7 @@ async function main(): Promise<void> {
     // A backlog: documents written since the last merge, whose postings each search computes from their rows.
     if (PENDING > 0) {
       await load(database, main.tenant_id, PENDING, clients, users, WRITERS);
-      for (const c of [classes[0]!, classes[1]!]) {
-        const times: number[] = [];
-        const totals: number[] = [];
-        let exact = 0;
-        for (let i = 0; i < QUERIES; i++) {
-          let page: Awaited<ReturnType<typeof service.search>> | undefined;
-          times.push(await timed(async () => { page = await service.search(c.actor, { limit: 30, ...c.query() }); }));
-          totals.push(page!.totalCount);
-          if (page!.countsExact) exact++;
-        }
-        record(`${c.name}, ${PENDING} writes not merged`, 'engine', times, totals, exact);
-      }
+      for (const c of [classes[0]!, classes[1]!]) await measure(c, `${c.name}, ${PENDING} writes not merged`);
       await mergePendingPostings(db);
     }
 
