@@ -46,7 +46,7 @@ interface Side {
   name: 'current' | 'base'; database: Database; tenant: string; loadSeconds: number; inserts: number[]; updates: number[];
   /** WAL written by each phase's blocks (the cluster's WAL position around blocks that only this side runs). */
   insertWal: Wal; updateWal: Wal;
-  /** The current side's merges of pending postings: after each bulk chunk, and after each block of single writes. */
+  /** The current side's merges of pending postings: after each bulk chunk, and after each block of single writes (their WAL). */
   bulkMergeSeconds: number; mergeMs: number; mergeWal: Wal;
 }
 
@@ -62,11 +62,12 @@ async function open(name: Side['name'], url: URL): Promise<Side> {
   };
 }
 
-/** Merges the current side's pending postings (the base has none); returns the seconds it took. */
-async function merge(side: Side): Promise<number> {
+/** Merges the current side's pending postings (the base has none), its WAL counted into `wal` if given; returns the seconds it took. */
+async function merge(side: Side, wal?: Wal): Promise<number> {
   if (side.name === 'base') return 0;
   const started = performance.now();
-  await countingWal(side, side.mergeWal, async () => void (await mergePendingPostings(side.database.db)));
+  const run = async () => void (await mergePendingPostings(side.database.db));
+  await (wal ? countingWal(side, wal, run) : run());
   return (performance.now() - started) / 1000;
 }
 
@@ -116,8 +117,6 @@ async function main(): Promise<void> {
         side.bulkMergeSeconds += await merge(side);
       }
     }
-    // The single writes' merges are counted from here.
-    for (const side of sides) { side.mergeWal.bytes = 0; }
     for (const side of sides) await sql`vacuum analyze`.execute(side.database.db);
 
     console.error(`bench:search-writes: ${WRITES} single-record inserts and updates per database …`);
@@ -127,7 +126,7 @@ async function main(): Promise<void> {
       const block = documents(BLOCK, clients, users, ROWS + i);
       for (const side of inTurn(i / BLOCK)) {
         await countingWal(side, side.insertWal, async () => { for (const doc of block) side.inserts.push(await writeOne(side, doc)); });
-        side.mergeMs += (await merge(side)) * 1000;
+        side.mergeMs += (await merge(side, side.mergeWal)) * 1000;
       }
       written.push(...block);
     }
@@ -138,7 +137,7 @@ async function main(): Promise<void> {
       }));
       for (const side of inTurn(i / BLOCK)) {
         await countingWal(side, side.updateWal, async () => { for (const doc of block) side.updates.push(await writeOne(side, doc)); });
-        side.mergeMs += (await merge(side)) * 1000;
+        side.mergeMs += (await merge(side, side.mergeWal)) * 1000;
       }
     }
 

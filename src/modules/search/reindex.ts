@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { withTransaction } from '../../platform/db/executor.ts';
 import type { DB } from '../../platform/db/schema.ts';
 import { rebuildLexicon } from '../../platform/search/lexicon-words.ts';
-import { mergePendingPostings } from '../../platform/search/postings.ts';
+import { mergePendingPostings, vacuumPendingPostings } from '../../platform/search/postings.ts';
 import { indexedSearchTypes, searchIndexerOf } from '../../platform/search/registry.ts';
 import { removeFromSearch, upsertSearchDocuments } from '../../platform/search/writer.ts';
 import type { SearchType } from './search.types.ts';
@@ -43,7 +43,7 @@ export async function reindexSearch(
           await upsertSearchDocuments(trx, tenant, docs);
           return docs.length;
         });
-        await mergePendingPostings(db);
+        await mergePendingPostings(db, { vacuum: false });
         after = ids[ids.length - 1]!;
         if (ids.length < batch) break;
       }
@@ -70,7 +70,8 @@ export async function reindexSearch(
         afterStale = ids[ids.length - 1]!;
         if (ids.length < batch) break;
       }
-      await mergePendingPostings(db);
+      await mergePendingPostings(db, { vacuum: false });
+      await vacuumPendingPostings(db);
       opts.onProgress?.(counts);
       out.push(counts);
     }

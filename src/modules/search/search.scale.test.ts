@@ -224,11 +224,13 @@ for (const state of ['pending', 'merged'] as const) describe(`search at scale, h
     });
 
     it('reads a prefix covering several words like one: a document holding several counts once, at its best tier', async () => {
-      const { tenant, adminUserId } = await makeTenant(t);
-      const admin = actorOf(tenant, adminUserId);
-      // 3 words are read in ranking order on the first page; 7 are more than the ranked read takes and are read grouped.
-      for (const words of [3, 7]) {
+      // 3 words are read in ranking order on the first page; 7 are more than the ranked read takes and are read grouped;
+      // their four-letter prefix ("quok", which no other word of the tenant begins) from its own postings, in ranking order.
+      for (const [words, fourLetters] of [[3, false], [7, false], [7, true]] as const) {
+        const { tenant, adminUserId } = await makeTenant(t);
+        const admin = actorOf(tenant, adminUserId);
         const w = word();
+        const query = fourLetters ? w.slice(0, 4) : w;
         const terms = Array.from({ length: words }, (_, i) => (i === 0 ? w : `${w}x${i}`));
         const at = (i: number) => new Date(Date.UTC(2026, 3, 1) + (i % 4 === 0 ? 0 : i) * 60_000);
         let n = 0;
@@ -255,14 +257,14 @@ for (const state of ['pending', 'merged'] as const) describe(`search at scale, h
           .map((x) => x.id);
         const groups = { ticket: 3, asset: 4, contact: CAP, kb_article: CAP, client: 2 };
         for (const limit of [4, 50]) {
-          const walk = await all(admin, { query: w, limit });
+          const walk = await all(admin, { query, limit });
           expect(walk.ids).toEqual(expected);
           for (const page of walk.pages) {
             expect(page.groups).toMatchObject(groups);
             expect(page.countsExact).toBe(false);
           }
         }
-        const exact = await service.search(admin, { query: w, types: 'ticket,asset,client', limit: 50 });
+        const exact = await service.search(admin, { query, types: 'ticket,asset,client', limit: 50 });
         expect(exact.groups).toEqual({ ticket: 3, asset: 4, client: 2 });
         expect(exact.countsExact).toBe(true);
         expect(exact.results.map((r) => r.score)).toEqual([...Array(5).fill(700), 500, 500, 300, 300]);
@@ -350,19 +352,22 @@ describe('search at scale: postings merged after the write', () => {
     expect(await search(w)).toEqual([[id, 700]]);
 
     expect(await mergePendingPostings(t.database.db)).toBeGreaterThanOrEqual(1);
-    expect([await postingsOf(tenant, id!), await pendingOf(tenant)]).toEqual([[{ term: 'lab', tier: 2 }, { term: 'printer', tier: 1 }, { term: w, tier: 1 }], 0]);
+    // With the four-letter prefixes of its words of four letters or more (migration 0033), at their best tier.
+    expect([await postingsOf(tenant, id!), await pendingOf(tenant)]).toEqual([[
+      { term: '\u0001prin', tier: 1 }, { term: '\u0001quok', tier: 1 }, { term: 'lab', tier: 2 }, { term: 'printer', tier: 1 }, { term: w, tier: 1 },
+    ], 0]);
     expect(await search(w)).toEqual([[id, 700]]);
 
     // Rewritten: its merged postings are the old version's until the next merge, and a search must not read them.
     await upsertSearchDocuments(t.database.db, tenant, [{ type: 'ticket', id: id!, title: 'Scanner', body: `was ${w}`, url: '/ticket', updatedAt: new Date() }]);
-    expect((await postingsOf(tenant, id!)).map((p) => p.term)).toEqual(['lab', 'printer', w]);
+    expect((await postingsOf(tenant, id!)).map((p) => p.term)).toEqual(['\u0001prin', '\u0001quok', 'lab', 'printer', w]);
     for (let merged = 0; merged < 2; merged++) {
       expect(await search(w)).toEqual([[id, 300]]);
       expect(await search('printer')).toEqual([]);
       expect(await search('scan')).toEqual([[id, 700]]);
       await mergePendingPostings(t.database.db);
     }
-    expect(await postingsOf(tenant, id!)).toEqual([{ term: 'scanner', tier: 1 }]);
+    expect(await postingsOf(tenant, id!)).toEqual([{ term: '\u0001scan', tier: 1 }, { term: 'scanner', tier: 1 }]);
 
     await removeFromSearch(t.database.db, tenant, 'ticket', [id!]);
     expect(await search('scanner')).toEqual([]);
@@ -387,7 +392,7 @@ describe('search at scale: postings merged after the write', () => {
     const before = await all(admin, { query: w, limit: 2 });
     // Three rewrites of seven documents and a removal, two pending rows per merge transaction (with every other
     // pending row of their documents): a document's rows are merged together, never split across transactions.
-    expect(await mergePendingPostings(t.database.db, 2)).toBe(22);
+    expect(await mergePendingPostings(t.database.db, { batch: 2 })).toBe(22);
     expect(await pendingOf(tenant)).toBe(0);
     const after = await all(admin, { query: w, limit: 2 });
     expect(after.ids).toEqual(before.ids);
@@ -415,7 +420,7 @@ describe('search at scale: postings merged after the write', () => {
     } finally {
       await worker.stop();
     }
-    expect((await postingsOf(tenant, id!)).map((p) => p.term)).toEqual([w, 'rack']);
+    expect((await postingsOf(tenant, id!)).map((p) => p.term)).toEqual(['\u0001quok', '\u0001rack', w, 'rack']);
   });
 
   it('pages the same when a merge falls between two pages', async () => {

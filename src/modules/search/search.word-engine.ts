@@ -17,9 +17,10 @@ import type { SearchType } from './search.types.ts';
  * match from two smaller structures (migrations 0028 and 0029):
  *
  * - the head postings (`search_postings`): every title and subtitle match with its tier, recency and access
- *   columns, keyed in ranking order within each word and type. For a word (or a prefix covering a few), each
- *   type's range gives its head count up to the cap and its best rows for the page, index-only (rankedHead);
- *   a prefix covering many words reads its whole range and groups it per document (groupedHead). The postings
+ *   columns, keyed in ranking order within each word and type. For a word (or a prefix covering a few, or a
+ *   four-letter prefix, which has postings of its own), each type's range gives its head count up to the cap and
+ *   its best rows for the page, index-only (rankedHead); a longer prefix covering many words reads its whole range
+ *   and groups it per document (groupedHead). The postings
  *   of documents written since the last merge (migration 0032, usually the last second's) are computed from
  *   their rows in the same statement (visiblePostings), so a write is searchable at once;
  * - counts that stop at the cap: a type whose head matches alone pass the cap is reported at the cap; any
@@ -238,13 +239,22 @@ async function groupedHead(db: Executor, r: EngineRequest, word: WordQuery, cap:
 const RANKED_TERMS = 4;
 
 /**
- * The words of the postings the query's prefix covers, up to RANKED_TERMS + 1: one index probe each in the merged
- * postings (a word there may be only a pending document's old one: reading it finds nothing), with the pending
- * documents' words. A prefix with no head match at all is read as its own stem: the head is then empty and the
- * counts come from the full-text indexes.
+ * Every head word of PREFIX_LENGTH characters or more is posted a second time under its first PREFIX_LENGTH
+ * characters after PREFIX_MARK (migration 0033): one posting per document at the best tier of the words it begins.
+ */
+const PREFIX_LENGTH = 4;
+const PREFIX_MARK = '\u0001';
+
+/**
+ * The terms of the postings the query's word reads. A prefix of PREFIX_LENGTH characters: its prefix term, read in
+ * ranking order like one word however many words it begins. Any other prefix: the words it covers, up to
+ * RANKED_TERMS + 1: one index probe each in the merged postings (a word there may be only a pending document's old
+ * one: reading it finds nothing), with the pending documents' words. A prefix with no head match at all is read as
+ * its own stem: the head is then empty and the counts come from the full-text indexes.
  */
 async function termsOf(db: Executor, tenant: string, word: WordQuery): Promise<string[]> {
   if (word.whole) return [word.stem];
+  if ([...word.stem].length === PREFIX_LENGTH) return [PREFIX_MARK + word.stem];
   const { from, below } = termRange(word);
   const { rows } = await sql<{ term: string }>`
     with recursive ${pendingPostings(tenant)},

@@ -12,7 +12,8 @@ const MERGE_BATCH = 5000;
  * pending documents from their rows meanwhile, so how far behind it is changes the speed of a search, never its
  * results. Returns the writes merged.
  */
-export async function mergePendingPostings(db: Kysely<DB>, batch = MERGE_BATCH): Promise<number> {
+export async function mergePendingPostings(db: Kysely<DB>, opts: { batch?: number; vacuum?: boolean } = {}): Promise<number> {
+  const { batch = MERGE_BATCH, vacuum = true } = opts;
   let merged = 0;
   for (;;) {
     const { rows } = await sql<{ n: number }>`select search_postings_merge(${batch}::int) as n`.execute(db);
@@ -23,7 +24,13 @@ export async function mergePendingPostings(db: Kysely<DB>, batch = MERGE_BATCH):
   }
   // Every search reads the tenant's range of the pending rows' index: the rows just merged stay in it, dead, until a
   // vacuum (after a 1M-row load, seconds per search until autovacuum came round to it; PGlite has none). A few
-  // milliseconds for a table this size.
-  if (merged > 0) await sql`vacuum search_postings_pending`.execute(db);
+  // milliseconds for a table this size; a caller merging many times in a row (the re-index) passes `vacuum: false`
+  // and vacuums once with vacuumPendingPostings.
+  if (merged > 0 && vacuum) await vacuumPendingPostings(db);
   return merged;
+}
+
+/** Vacuums the pending postings (their merged rows stay in the table's index until then). */
+export async function vacuumPendingPostings(db: Kysely<DB>): Promise<void> {
+  await sql`vacuum search_postings_pending`.execute(db);
 }

@@ -31,6 +31,7 @@ import * as searchPostingsRanked from './2026_11_28_0029_search_postings_ranked.
 import * as nameChanges from './2026_12_06_0030_name_changes.ts';
 import * as searchVectorsFromOne from './2026_12_06_0031_search_vectors_from_one.ts';
 import * as searchPostingsPending from './2026_12_06_0032_search_postings_pending.ts';
+import * as searchPrefixPostings from './2026_12_06_0033_search_prefix_postings.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_0030_name_changes': nameChanges,
   '2026_12_06_0031_search_vectors_from_one': searchVectorsFromOne,
   '2026_12_06_0032_search_postings_pending': searchPostingsPending,
+  '2026_12_06_0033_search_prefix_postings': searchPrefixPostings,
 };
