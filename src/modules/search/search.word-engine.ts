@@ -70,15 +70,16 @@ const POSTING = 'tenant, term, tier, object_type, object_id, updated_at, indexed
 
 /**
  * The relations `pd` (documents of the tenant whose postings are pending: written since the last merge) and `pp`
- * (their postings as they are now, computed from their rows with the merge's own definition), for a statement's
- * WITH list: visiblePostings reads them. Usually a second's writes (platform/search/postings.ts).
+ * (the postings, as they are now, of those that match the query `q.pq`, computed from their rows with the merge's own
+ * definition: every posting a word search reads belongs to a document matching it), for a statement's WITH list
+ * after `q`: visiblePostings reads them. Usually a second's writes (platform/search/postings.ts).
  */
 const pendingPostings = (tenant: string) => sql`
     pd as materialized (select * from search_pending_documents(${tenant}::uuid)),
     pp as materialized (
       select tenant, term collate "C" as term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted,
         required_permission
-      from search_pending_postings(${tenant}::uuid)
+      from search_pending_postings(${tenant}::uuid, (select q.pq from q))
     )`;
 
 /**
@@ -252,12 +253,14 @@ const PREFIX_MARK = '\u0001';
  * one: reading it finds nothing), with the pending documents' words. A prefix with no head match at all is read as
  * its own stem: the head is then empty and the counts come from the full-text indexes.
  */
-async function termsOf(db: Executor, tenant: string, word: WordQuery): Promise<string[]> {
+async function termsOf(db: Executor, r: EngineRequest, word: WordQuery): Promise<string[]> {
   if (word.whole) return [word.stem];
   if ([...word.stem].length === PREFIX_LENGTH) return [PREFIX_MARK + word.stem];
+  const tenant = r.access.tenant;
   const { from, below } = termRange(word);
   const { rows } = await sql<{ term: string }>`
-    with recursive ${pendingPostings(tenant)},
+    with recursive q as (${queryRelation(r.query)}),
+    ${pendingPostings(tenant)},
     w (term, i) as (
       (select p.term, 1 from search_postings p where p.tenant = ${tenant}::uuid and ${from} and ${below} order by p.term limit 1)
       union all
@@ -321,7 +324,7 @@ async function documentsOf(db: Executor, r: EngineRequest, page: readonly PageKe
 
 /** The text matches' counts (cap + 1 for past the cap) and page (limit + 1 keys after the cursor). */
 async function textMatches(db: Executor, r: EngineRequest, word: WordQuery, cap: number): Promise<{ counts: Record<string, number>; page: PageKey[]; asOf: Date }> {
-  const terms = await termsOf(db, r.access.tenant, word);
+  const terms = await termsOf(db, r, word);
   const ranked = terms.length === 1 || (terms.length <= RANKED_TERMS && !r.after);
   const first = ranked ? await rankedHead(db, r, terms, cap) : await groupedHead(db, r, word, cap);
   const counts = first.counts ?? {};

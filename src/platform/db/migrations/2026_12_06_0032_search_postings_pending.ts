@@ -43,7 +43,7 @@ const pendingDocumentsFunction = `
   return query select distinct j.object_type, j.object_id from search_postings_pending j where j.tenant = p_tenant;
   end $$`.replace(/\s*\n\s*/g, ' ');
 
-const pendingPostingsFunction = `
+export const pendingPostingsFunction = `
   create function search_pending_postings(p_tenant uuid) returns table (tenant uuid, term text, tier smallint, object_type text,
     object_id uuid, updated_at timestamptz, indexed_at timestamptz, client_id uuid, is_internal boolean, restricted boolean,
     required_permission text)

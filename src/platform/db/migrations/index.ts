@@ -32,6 +32,7 @@ import * as nameChanges from './2026_12_06_0030_name_changes.ts';
 import * as searchVectorsFromOne from './2026_12_06_0031_search_vectors_from_one.ts';
 import * as searchPostingsPending from './2026_12_06_0032_search_postings_pending.ts';
 import * as searchPrefixPostings from './2026_12_06_0033_search_prefix_postings.ts';
+import * as searchPendingPostingsMatching from './2026_12_06_0034_search_pending_postings_matching.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_0031_search_vectors_from_one': searchVectorsFromOne,
   '2026_12_06_0032_search_postings_pending': searchPostingsPending,
   '2026_12_06_0033_search_prefix_postings': searchPrefixPostings,
+  '2026_12_06_0034_search_pending_postings_matching': searchPendingPostingsMatching,
 };
