@@ -20,9 +20,9 @@ import type { SearchType } from './search.types.ts';
  *   columns, keyed in ranking order within each word and type. For a word (or a prefix covering a few, or a
  *   four-letter prefix, which has postings of its own), each type's range gives its head count up to the cap and
  *   its best rows for the page, index-only (rankedHead); a longer prefix covering many words reads its whole range
- *   and groups it per document (groupedHead). The postings
- *   of documents written since the last merge (migration 0032, usually the last second's) are computed from
- *   their rows in the same statement (visiblePostings), so a write is searchable at once;
+ *   and groups it per document (groupedHead). The postings of documents written since the last merge (migration
+ *   0032, usually the last second's) are computed from their rows in the same statement (visiblePostings), so a
+ *   write is searchable at once;
  * - counts that stop at the cap: a type whose head matches alone pass the cap is reported at the cap; any
  *   other is counted from its own partition's full-text index, visiting at most cap + 1 documents.
  *
