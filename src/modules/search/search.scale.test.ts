@@ -225,12 +225,13 @@ for (const state of ['pending', 'merged'] as const) describe(`search at scale, h
 
     it('reads a prefix covering several words like one: a document holding several counts once, at its best tier', async () => {
       // 3 words are read in ranking order on the first page; 7 are more than the ranked read takes and are read grouped;
-      // their four-letter prefix ("quok", which no other word of the tenant begins) from its own postings, in ranking order.
-      for (const [words, fourLetters] of [[3, false], [7, false], [7, true]] as const) {
+      // their prefixes of four and three letters ("quok", "quo", which no other word of the tenant begins) from their own
+      // postings, in ranking order.
+      for (const [words, prefixLength] of [[3, 0], [7, 0], [7, 4], [7, 3]] as const) {
         const { tenant, adminUserId } = await makeTenant(t);
         const admin = actorOf(tenant, adminUserId);
         const w = word();
-        const query = fourLetters ? w.slice(0, 4) : w;
+        const query = prefixLength ? w.slice(0, prefixLength) : w;
         const terms = Array.from({ length: words }, (_, i) => (i === 0 ? w : `${w}x${i}`));
         const at = (i: number) => new Date(Date.UTC(2026, 3, 1) + (i % 4 === 0 ? 0 : i) * 60_000);
         let n = 0;
@@ -352,22 +353,23 @@ describe('search at scale: postings merged after the write', () => {
     expect(await search(w)).toEqual([[id, 700]]);
 
     expect(await mergePendingPostings(t.database.db)).toBeGreaterThanOrEqual(1);
-    // With the four-letter prefixes of its words of four letters or more (migration 0033), at their best tier.
+    // With the three- and four-letter prefixes of its words (migrations 0033 and 0035), at their best tier.
     expect([await postingsOf(tenant, id!), await pendingOf(tenant)]).toEqual([[
-      { term: '\u0001prin', tier: 1 }, { term: '\u0001quok', tier: 1 }, { term: 'lab', tier: 2 }, { term: 'printer', tier: 1 }, { term: w, tier: 1 },
+      { term: '\u0001lab', tier: 2 }, { term: '\u0001pri', tier: 1 }, { term: '\u0001prin', tier: 1 }, { term: '\u0001quo', tier: 1 },
+      { term: '\u0001quok', tier: 1 }, { term: 'lab', tier: 2 }, { term: 'printer', tier: 1 }, { term: w, tier: 1 },
     ], 0]);
     expect(await search(w)).toEqual([[id, 700]]);
 
     // Rewritten: its merged postings are the old version's until the next merge, and a search must not read them.
     await upsertSearchDocuments(t.database.db, tenant, [{ type: 'ticket', id: id!, title: 'Scanner', body: `was ${w}`, url: '/ticket', updatedAt: new Date() }]);
-    expect((await postingsOf(tenant, id!)).map((p) => p.term)).toEqual(['\u0001prin', '\u0001quok', 'lab', 'printer', w]);
+    expect((await postingsOf(tenant, id!)).map((p) => p.term)).toEqual(['\u0001lab', '\u0001pri', '\u0001prin', '\u0001quo', '\u0001quok', 'lab', 'printer', w]);
     for (let merged = 0; merged < 2; merged++) {
       expect(await search(w)).toEqual([[id, 300]]);
       expect(await search('printer')).toEqual([]);
       expect(await search('scan')).toEqual([[id, 700]]);
       await mergePendingPostings(t.database.db);
     }
-    expect(await postingsOf(tenant, id!)).toEqual([{ term: '\u0001scan', tier: 1 }, { term: 'scanner', tier: 1 }]);
+    expect(await postingsOf(tenant, id!)).toEqual([{ term: '\u0001sca', tier: 1 }, { term: '\u0001scan', tier: 1 }, { term: 'scanner', tier: 1 }]);
 
     await removeFromSearch(t.database.db, tenant, 'ticket', [id!]);
     expect(await search('scanner')).toEqual([]);
@@ -420,7 +422,7 @@ describe('search at scale: postings merged after the write', () => {
     } finally {
       await worker.stop();
     }
-    expect((await postingsOf(tenant, id!)).map((p) => p.term)).toEqual(['\u0001quok', '\u0001rack', w, 'rack']);
+    expect((await postingsOf(tenant, id!)).map((p) => p.term)).toEqual(['\u0001quo', '\u0001quok', '\u0001rac', '\u0001rack', w, 'rack']);
   });
 
   it('pages the same when a merge falls between two pages', async () => {

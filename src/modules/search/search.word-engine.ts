@@ -18,7 +18,7 @@ import type { SearchType } from './search.types.ts';
  *
  * - the head postings (`search_postings`): every title and subtitle match with its tier, recency and access
  *   columns, keyed in ranking order within each word and type. For a word (or a prefix covering a few, or a
- *   four-letter prefix, which has postings of its own), each type's range gives its head count up to the cap and
+ *   prefix of three or four letters, which has postings of its own), each type's range gives its head count up to the cap and
  *   its best rows for the page, index-only (rankedHead); a longer prefix covering many words reads its whole range
  *   and groups it per document (groupedHead). The postings of documents written since the last merge (migration
  *   0032, usually the last second's) are computed from their rows in the same statement (visiblePostings), so a
@@ -240,14 +240,14 @@ async function groupedHead(db: Executor, r: EngineRequest, word: WordQuery, cap:
 const RANKED_TERMS = 4;
 
 /**
- * Every head word of PREFIX_LENGTH characters or more is posted a second time under its first PREFIX_LENGTH
- * characters after PREFIX_MARK (migration 0033): one posting per document at the best tier of the words it begins.
+ * Every head word is posted again under its first three and first four characters (when it has that many) after
+ * PREFIX_MARK (migrations 0033 and 0035): one posting per document and prefix, at the best tier of the words it begins.
  */
-const PREFIX_LENGTH = 4;
+const PREFIX_LENGTHS = [3, 4];
 const PREFIX_MARK = '\u0001';
 
 /**
- * The terms of the postings the query's word reads. A prefix of PREFIX_LENGTH characters: its prefix term, read in
+ * The terms of the postings the query's word reads. A prefix of three or four characters: its prefix term, read in
  * ranking order like one word however many words it begins. Any other prefix: the words it covers, up to
  * RANKED_TERMS + 1: one index probe each in the merged postings (a word there may be only a pending document's old
  * one: reading it finds nothing), with the pending documents' words. A prefix with no head match at all is read as
@@ -255,7 +255,7 @@ const PREFIX_MARK = '\u0001';
  */
 async function termsOf(db: Executor, r: EngineRequest, word: WordQuery): Promise<string[]> {
   if (word.whole) return [word.stem];
-  if ([...word.stem].length === PREFIX_LENGTH) return [PREFIX_MARK + word.stem];
+  if (PREFIX_LENGTHS.includes([...word.stem].length)) return [PREFIX_MARK + word.stem];
   const tenant = r.access.tenant;
   const { from, below } = termRange(word);
   const { rows } = await sql<{ term: string }>`

@@ -15,21 +15,20 @@ import { runStatements } from './run-statements.ts';
  * The request's write does not change: postings are merged after it (migration 0032); the merge writes about
  * twice as many.
  */
-const headWords = (withPrefixes: boolean) => [
+/** `search_head_words` with prefix postings of these lengths (none: the head words alone, as migration 0032 made it). */
+export const headWords = (prefixLengths: readonly number[]) => [
   'create or replace function search_head_words(v tsvector) returns table (term text, tier smallint) language sql immutable parallel safe as $$',
   'select x.term, min(w.tier)::smallint from (',
   "select unnest(tsvector_to_array(ts_filter(v, '{a}'))) as term, 1 as tier",
   "union all select unnest(tsvector_to_array(ts_filter(v, '{b}'))), 2) w",
-  withPrefixes
-    ? 'cross join lateral (values (w.term), (case when length(w.term) >= 4 then chr(1) || left(w.term, 4) end)) x (term) where x.term is not null'
-    : 'cross join lateral (values (w.term)) x (term)',
-  'group by x.term $$',
+  `cross join lateral (values (w.term)${prefixLengths.map((n) => `, (case when length(w.term) >= ${n} then chr(1) || left(w.term, ${n}) end)`).join('')}) x (term)`,
+  'where x.term is not null group by x.term $$',
 ].join(' ');
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
     select search_postings_merge(2147483647);
-    ${headWords(true)};
+    ${headWords([4])};
     insert into search_postings (tenant, term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted,
       required_permission)
     select d.tenant, t.term, t.tier, d.object_type, d.object_id, d.updated_at, d.indexed_at, d.client_id, d.is_internal,
@@ -43,7 +42,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
     select search_postings_merge(2147483647);
-    ${headWords(false)};
+    ${headWords([])};
     delete from search_postings where left(term, 1) = chr(1);
   `);
 }

@@ -33,6 +33,7 @@ import * as searchVectorsFromOne from './2026_12_06_0031_search_vectors_from_one
 import * as searchPostingsPending from './2026_12_06_0032_search_postings_pending.ts';
 import * as searchPrefixPostings from './2026_12_06_0033_search_prefix_postings.ts';
 import * as searchPendingPostingsMatching from './2026_12_06_0034_search_pending_postings_matching.ts';
+import * as searchThreeLetterPrefixPostings from './2026_12_06_0035_search_three_letter_prefix_postings.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_0032_search_postings_pending': searchPostingsPending,
   '2026_12_06_0033_search_prefix_postings': searchPrefixPostings,
   '2026_12_06_0034_search_pending_postings_matching': searchPendingPostingsMatching,
+  '2026_12_06_0035_search_three_letter_prefix_postings': searchThreeLetterPrefixPostings,
 };
