@@ -14,7 +14,8 @@
  * engine (the search service, as an Admin actor, first page, limit 30, counts included): common word,
  * mid-frequency word, rare word, prefix, typo (correction fallback), identifier, identifier typed without its
  * hyphen (T000123), a frequent word shaped like an identifier (letters then digits, like office365), two-word query, next page
- * of a common word (cursor), sort=recent, and a narrow-permission caller (Technician: no invoices); a
+ * of a common word (cursor), sort=recent, a narrow-permission caller (Technician: no invoices), and a three-letter
+ * prefix (what a type-ahead box sends first); a
  * few classes also through HTTP (app.inject); and the common and mid word again with BENCH_SEARCH_PENDING (1,000)
  * documents written and not merged yet (a second's writes at several hundred per second). Baseline: a primary-key point lookup of one index row,
  * measured in the same run; every class is reported as p50/p95, as a ratio of the baseline's p50, and by
@@ -130,6 +131,8 @@ async function main(): Promise<void> {
       { name: 'common word, page 2 (cursor)', actor: admin, query: () => ({ query: rankRange(0, 10)() }), nextPage: true },
       { name: 'common word, sort=recent', actor: admin, query: () => ({ query: rankRange(0, 10)(), sort: 'recent' }) },
       { name: 'common word, Technician', actor: tech, query: () => ({ query: rankRange(0, 10)() }) },
+      // Last, so the classes before it draw the same queries as before it was added.
+      { name: 'prefix (3 letters, rank 50–500)', actor: admin, query: () => ({ query: rankRange(50, 500)().slice(0, 3) }) },
     ];
 
     const ids = (await sql<{ object_type: string; object_id: string }>`select object_type, object_id from search_documents where tenant = ${main.tenant_id}::uuid limit 1000`.execute(db)).rows;
