@@ -70,16 +70,19 @@ const POSTING = 'tenant, term, tier, object_type, object_id, updated_at, indexed
 
 /**
  * The relations `pd` (documents of the tenant whose postings are pending: written since the last merge) and `pp`
- * (the postings, as they are now, of those that match the query `q.pq`, computed from their rows with the merge's own
- * definition: every posting a word search reads belongs to a document matching it), for a statement's WITH list
- * after `q`: visiblePostings reads them. Usually a second's writes (platform/search/postings.ts).
+ * (the postings, as they are now, of the terms `terms` (a condition on `p.term`) of those that match the query `q.pq`,
+ * computed from their rows with the merge's own definition: every posting a word search reads belongs to a document
+ * matching it), for a statement's WITH list after `q`: visiblePostings reads them, once per type and term, so `pp`
+ * holds only what the statement reads. Usually a second's writes (platform/search/postings.ts).
  */
-const pendingPostings = (tenant: string) => sql`
+const pendingPostings = (tenant: string, terms: RawBuilder<boolean>) => sql`
     pd as materialized (select * from search_pending_documents(${tenant}::uuid)),
     pp as materialized (
-      select tenant, term collate "C" as term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted,
-        required_permission
-      from search_pending_postings(${tenant}::uuid, (select q.pq from q))
+      select * from (
+        select tenant, term collate "C" as term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted,
+          required_permission
+        from search_pending_postings(${tenant}::uuid, (select q.pq from q))
+      ) p where ${terms}
     )`;
 
 /**
@@ -190,7 +193,7 @@ async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string
         order by min(c.tier), max(c.updated_at) desc, c.object_type, c.object_id limit ${limit + 1}`;
   const result = await sql<HeadResult>`
     with q as (${queryRelation(r.query)}),
-    ${pendingPostings(access.tenant)},
+    ${pendingPostings(access.tenant, sql<boolean>`p.term = any(${[...terms]}::text[])`)},
     t as (select w collate "C" as term from unnest(${[...terms]}::text[]) as w),
     tc as materialized (
       select ty.object_type, t.term, (select count(*)::int from (select 1 from ${ofType} limit ${cap + 1}) c) as n
@@ -223,7 +226,7 @@ async function groupedHead(db: Executor, r: EngineRequest, word: WordQuery, cap:
         order by h.tier, h.updated_at desc, h.object_type, h.object_id limit ${limit + 1}`;
   const result = await sql<HeadResult>`
     with q as (${queryRelation(r.query)}),
-    ${pendingPostings(access.tenant)},
+    ${pendingPostings(access.tenant, sql<boolean>`${range.from} and ${range.below}`)},
     h as materialized (
       select p.object_type, p.object_id, min(p.tier) as tier, max(p.updated_at) as updated_at
       from ${visiblePostings(access, sql<boolean>`${range.from} and ${range.below}`, anyType(types), asOf)}
@@ -260,7 +263,7 @@ async function termsOf(db: Executor, r: EngineRequest, word: WordQuery): Promise
   const { from, below } = termRange(word);
   const { rows } = await sql<{ term: string }>`
     with recursive q as (${queryRelation(r.query)}),
-    ${pendingPostings(tenant)},
+    ${pendingPostings(tenant, sql<boolean>`${from} and ${below}`)},
     w (term, i) as (
       (select p.term, 1 from search_postings p where p.tenant = ${tenant}::uuid and ${from} and ${below} order by p.term limit 1)
       union all
