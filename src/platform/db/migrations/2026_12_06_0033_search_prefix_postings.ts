@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import { runStatements } from './run-statements.ts';
 
 /**
- * Prefix postings (bench/README.md, "Issue 23: prefix postings"): every head word of four characters or more is
- * also posted under its first four characters, marked with a leading U+0001 (no lexeme holds a control character,
- * and the mark sorts before every word, outside any word's range). A four-letter query used to read and group
- * every head posting of every word it begins (`zelo` begins 39 words: 22,000 postings, 50–100 ms at 1M rows); it
- * now reads its one prefix term in ranking order, like a single word, and stops at the cap. One posting per
- * document and prefix, at the best tier of the words it begins.
+ * Prefix postings (bench/README.md, "Issue 23: prefix postings, searches beside a backlog"): every head word of
+ * four characters or more is also posted under its first four characters, marked with a leading U+0001 (no lexeme
+ * holds a control character, and the mark sorts before every word, outside any word's range). A four-letter query
+ * used to read and group every head posting of every word it begins (`zelo` begins 39 words: 22,000 postings,
+ * 50–100 ms at 1M rows); it now reads its one prefix term in ranking order, like a single word, and stops at the
+ * cap. One posting per document and prefix, at the best tier of the words it begins.
  *
  * `search_head_words` stays the one definition of a document's head postings: the merge, the pending postings the
  * engine computes and the deletion of a replaced version's postings all read it. The postings already merged get
@@ -15,6 +15,7 @@ import { runStatements } from './run-statements.ts';
  * The request's write does not change: postings are merged after it (migration 0032); the merge writes about
  * twice as many.
  */
+
 /** `search_head_words` with prefix postings of these lengths (none: the head words alone, as migration 0032 made it). */
 export const headWords = (prefixLengths: readonly number[]) => [
   'create or replace function search_head_words(v tsvector) returns table (term text, tier smallint) language sql immutable parallel safe as $$',

@@ -4,12 +4,12 @@ import { pendingPostingsFunction } from './2026_12_06_0032_search_postings_pendi
 
 /**
  * The pending documents' postings computed only for those that match the search (bench/README.md, "Issue 23: prefix
- * postings"). `search_pending_postings(tenant)` computed every pending document's head words (13,700 postings for a
- * backlog of 1,000 writes: 17 ms per search), and the engine then scanned all of them once per type and term (29
- * scans per count, as many per page): a search beside a second's writes took 80–120 ms instead of 20–30. A document
- * has a posting the search reads only if it matches the search's own tsquery (the word, its prefix or a four-letter
- * prefix all begin the stem the query was parsed to), so the function now takes that query and skips the others
- * with one `@@` each.
+ * postings, searches beside a backlog"). `search_pending_postings(tenant)` computed every pending document's head
+ * words (13,700 postings for a backlog of 1,000 writes: 17 ms per search), and the engine then scanned all of them
+ * once per type and term (29 scans per count, as many per page): a search beside a second's writes took 80–160 ms
+ * instead of 20–40. Every term a word search reads (the word, the words it begins, its prefix term) begins with the
+ * stem its query was parsed to, so a document holding one matches the query: the function now takes that query and
+ * skips the other documents with one `@@` each.
  */
 const matchingFunction = `
   create function search_pending_postings(p_tenant uuid, p_query tsquery) returns table (tenant uuid, term text, tier smallint,

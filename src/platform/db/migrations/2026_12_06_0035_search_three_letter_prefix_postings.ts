@@ -4,13 +4,14 @@ import { headWords } from './2026_12_06_0033_search_prefix_postings.ts';
 
 /**
  * Three-letter prefix postings beside the four-letter ones of migration 0033 (bench/README.md, "Issue 23: prefix
- * postings"): every head word of three characters or more is also posted under its first three, with the same mark.
- * A query whose stem has three characters — the first search a type-ahead box sends, or a four-letter word the
+ * postings, searches beside a backlog"): every head word of three characters or more is also posted under its
+ * first three, with the same mark. A query whose stem has three characters — the first search a type-ahead box sends, or a four-letter word the
  * English stemmer shortens (`wens` → `wen`) — read and grouped every posting of every word it begins: `dra` or `wen`
  * begin about a thousand words at 1M rows, 200,000 postings, 300–400 ms. It now reads its prefix term in ranking
  * order like any single word. About as many postings again as the four-letter ones (1.35 M for 200,000 documents),
  * written by the merge after the write; the request's write does not change.
  */
+
 /** A three-letter prefix posting's term: the mark and three characters. */
 const threeLetterPrefix = (term: string) => `left(${term}, 1) = chr(1) and length(${term}) = 4`;
 
