@@ -26,17 +26,27 @@ export const headWords = (prefixLengths: readonly number[]) => [
   'where x.term is not null group by x.term $$',
 ].join(' ');
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await runStatements(db, `
-    select search_postings_merge(2147483647);
-    ${headWords([4])};
+/**
+ * Inserts the postings of every document whose term satisfies `where` (a condition on a term column): the backfill
+ * of a kind of posting `search_head_words` has just begun to define. Run after merging what is pending, so every
+ * document's postings are of the new definition.
+ */
+export const backfillPostings = (where: (term: string) => string) => `
     insert into search_postings (tenant, term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted,
       required_permission)
     select d.tenant, t.term, t.tier, d.object_type, d.object_id, d.updated_at, d.indexed_at, d.client_id, d.is_internal,
       d.visible_to_user_ids is not null, d.required_permission
     from search_documents d cross join lateral search_head_words(d.search_vector) t
-    where left(t.term, 1) = chr(1)
-    on conflict do nothing;
+    where ${where('t.term')}
+    on conflict do nothing`;
+
+const prefixPosting = (term: string) => `left(${term}, 1) = chr(1)`;
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await runStatements(db, `
+    select search_postings_merge(2147483647);
+    ${headWords([4])};
+    ${backfillPostings(prefixPosting)};
   `);
 }
 
@@ -44,6 +54,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
     select search_postings_merge(2147483647);
     ${headWords([])};
-    delete from search_postings where left(term, 1) = chr(1);
+    delete from search_postings where ${prefixPosting('term')};
   `);
 }

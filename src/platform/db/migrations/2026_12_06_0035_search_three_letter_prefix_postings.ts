@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { runStatements } from './run-statements.ts';
-import { headWords } from './2026_12_06_0033_search_prefix_postings.ts';
+import { backfillPostings, headWords } from './2026_12_06_0033_search_prefix_postings.ts';
 
 /**
  * Three-letter prefix postings beside the four-letter ones of migration 0033 (bench/README.md, "Issue 23: prefix
@@ -19,13 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
     select search_postings_merge(2147483647);
     ${headWords([3, 4])};
-    insert into search_postings (tenant, term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted,
-      required_permission)
-    select d.tenant, t.term, t.tier, d.object_type, d.object_id, d.updated_at, d.indexed_at, d.client_id, d.is_internal,
-      d.visible_to_user_ids is not null, d.required_permission
-    from search_documents d cross join lateral search_head_words(d.search_vector) t
-    where ${threeLetterPrefix('t.term')}
-    on conflict do nothing;
+    ${backfillPostings(threeLetterPrefix)};
   `);
 }
 
