@@ -4,7 +4,7 @@
  * writes them through the real index writer in batches.
  */
 import type { Database } from '../src/platform/db/database.ts';
-import { withTransaction } from '../src/platform/db/executor.ts';
+import { withTransaction, type Executor } from '../src/platform/db/executor.ts';
 import { upsertSearchDocuments } from '../src/platform/search/writer.ts';
 import type { SearchDocument } from '../src/platform/search/types.ts';
 import type { SearchType } from '../src/modules/search/index.ts';
@@ -98,8 +98,17 @@ export function documents(count: number, clients: string[], users: string[], sta
   return docs;
 }
 
-/** Loads `rows` generated documents into `tenant` through the real writer, `writers` batches at a time; returns the seconds taken. */
-export async function load(database: Database, tenant: string, rows: number, clients: string[], users: string[], writers: number): Promise<number> {
+/** How a load writes documents (the real writer unless told otherwise). */
+export type BatchWriter = (db: Executor, tenant: string, docs: readonly SearchDocument[]) => Promise<void>;
+
+/**
+ * Loads `rows` generated documents into `tenant` through the real writer, `writers` batches at a time; returns the
+ * seconds taken. A batch is one transaction with one write per record type, as the application writes them
+ * (syncSearch and the re-index index one type at a time).
+ */
+export async function load(
+  database: Database, tenant: string, rows: number, clients: string[], users: string[], writers: number, write: BatchWriter = upsertSearchDocuments,
+): Promise<number> {
   const started = performance.now();
   let next = 0;
   const writer = async () => {
@@ -108,7 +117,10 @@ export async function load(database: Database, tenant: string, rows: number, cli
       if (start >= rows) return;
       next += BATCH;
       const docs = documents(Math.min(BATCH, rows - start), clients, users, start);
-      await withTransaction(database.db, (trx) => upsertSearchDocuments(trx, tenant, docs));
+      const types = [...new Set(docs.map((d) => d.type))];
+      await withTransaction(database.db, async (trx) => {
+        for (const type of types) await write(trx, tenant, docs.filter((d) => d.type === type));
+      });
     }
   };
   await Promise.all(Array.from({ length: writers }, writer));

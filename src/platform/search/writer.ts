@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
 import { upsertWithWords } from './lexicon-words.ts';
+import { searchPartitionOf } from './partitions.ts';
 import { searchIndexerOf } from './registry.ts';
 import type { SearchDocument } from './types.ts';
 
@@ -58,15 +59,32 @@ const CONTENT = [
 ] as const;
 
 /**
- * Writes documents as given (the search vectors are generated columns). A row whose content is
+ * Writes documents as given (the search vectors are generated columns), one statement per partition (a
+ * record's write, or a batch of one type, is one). A row whose content is
  * unchanged is left alone, so its `indexed_at` keeps marking when its content last changed: search
  * cursors pin their snapshot to it, and a re-index of an up-to-date tenant disturbs no open paging.
  * The words of the rows written go to the typo dictionary in the same statement.
  */
 export async function upsertSearchDocuments(db: Executor, tenant: string, docs: readonly SearchDocument[]): Promise<void> {
+  const byPartition = new Map<string, SearchDocument[]>();
+  for (const d of docs) {
+    const partition = searchPartitionOf(d.type);
+    const group = byPartition.get(partition);
+    if (group) group.push(d);
+    else byPartition.set(partition, [d]);
+  }
+  for (const [partition, group] of byPartition) await upsertInto(db, partition, tenant, group);
+}
+
+/**
+ * upsertSearchDocuments' statement for one table: a partition of `search_documents` (migration 0036), or a table
+ * of its columns (`bench:search-writes` writes the unpartitioned table of the index before the postings with it).
+ */
+export async function upsertInto(db: Executor, table: string, tenant: string, docs: readonly SearchDocument[]): Promise<void> {
   if (docs.length === 0) return;
+  // The partition has the parent's columns, so the parent's row type describes it.
   const upsert = db
-    .insertInto('search_documents')
+    .insertInto(table as 'search_documents')
     .values(
       docs.map((d) => ({
         tenant,
@@ -103,7 +121,7 @@ export async function upsertSearchDocuments(db: Executor, tenant: string, docs: 
         required_permission: eb.ref('excluded.required_permission'),
         updated_at: eb.ref('excluded.updated_at'),
         indexed_at: eb.ref('excluded.indexed_at'),
-      })).where(sql<boolean>`(${sql.join(CONTENT.map((c) => sql.ref(`search_documents.${c}`)))}) is distinct from (${sql.join(CONTENT.map((c) => sql.ref(`excluded.${c}`)))})`),
+      })).where(sql<boolean>`(${sql.join(CONTENT.map((c) => sql.ref(`${table}.${c}`)))}) is distinct from (${sql.join(CONTENT.map((c) => sql.ref(`excluded.${c}`)))})`),
     )
     .returning(['title', 'subtitle', 'body']);
   await upsertWithWords(db, tenant, upsert, docs.length === 1);

@@ -34,6 +34,7 @@ import * as searchPostingsPending from './2026_12_06_0032_search_postings_pendin
 import * as searchPrefixPostings from './2026_12_06_0033_search_prefix_postings.ts';
 import * as searchPendingPostingsMatching from './2026_12_06_0034_search_pending_postings_matching.ts';
 import * as searchThreeLetterPrefixPostings from './2026_12_06_0035_search_three_letter_prefix_postings.ts';
+import * as searchPartitionTriggers from './2026_12_06_0036_search_partition_triggers.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -72,4 +73,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_0033_search_prefix_postings': searchPrefixPostings,
   '2026_12_06_0034_search_pending_postings_matching': searchPendingPostingsMatching,
   '2026_12_06_0035_search_three_letter_prefix_postings': searchThreeLetterPrefixPostings,
+  '2026_12_06_0036_search_partition_triggers': searchPartitionTriggers,
 };
