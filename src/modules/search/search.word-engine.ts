@@ -183,21 +183,24 @@ const headResult = (hp: RawBuilder<unknown>) => sql`
  * cap + 1 entries per type and a page's worth per type, however many postings it has.
  *
  * Several words: a type past the cap in one word is past it in all; otherwise its documents are counted across
- * the words without repeats. The first page is exact: a document whose best posting is not among its range's
- * best limit + 1 ranks behind at least that many others. A later page is not (a document whose best posting
- * came before the cursor would reappear with its next one), so it is read grouped.
+ * the words without repeats. The page is exact: a document whose best posting is not among its range's best
+ * limit + 1 ranks behind at least that many others. On a later page, a document whose best posting came before
+ * the cursor (a title word) would reappear with a worse one after it (a subtitle word): a subtitle posting is read
+ * only if its document has no title posting among the words (titlePosting).
  */
 async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string[], cap: number, pending?: string): Promise<HeadResult> {
   const { access, types, asOf, limit, corrected } = r;
   const posted = (term: RawBuilder<unknown>, type: RawBuilder<unknown>, tail?: RawBuilder<unknown>) =>
     visiblePostings(access, sql<boolean>`p.term = ${term}`, type, asOf, tail);
   const ofType = posted(sql`t.term`, sql`ty.object_type`);
+  // Not needed for the first page (a document's best posting comes first), nor for one word (one posting per document).
+  const notShown = r.after && terms.length > 1 ? sql`and (p.tier = 1 or not exists (${titlePosting(terms)}))` : sql``;
   const head = r.sort === 'recent'
     ? NO_HEAD
     : sql`select c.object_type, c.object_id, max(c.updated_at) as updated_at, ${tierScore(sql`min(c.tier)`, corrected)} as score
         from unnest(${[...types]}::text[]) as ty (object_type) cross join t cross join lateral (
           select p.object_type, p.object_id, p.updated_at, p.tier
-          from ${posted(sql`t.term`, sql`ty.object_type`, sql`and ${headAfter(r, 'p')} order by p.tier, p.updated_at desc, p.object_id limit ${limit + 1}`)}
+          from ${posted(sql`t.term`, sql`ty.object_type`, sql`and ${headAfter(r, 'p')} ${notShown} order by p.tier, p.updated_at desc, p.object_id limit ${limit + 1}`)}
           order by p.tier, p.updated_at desc, p.object_id limit ${limit + 1}) c
         group by c.object_type, c.object_id
         order by min(c.tier), max(c.updated_at) desc, c.object_type, c.object_id limit ${limit + 1}`;
@@ -221,6 +224,19 @@ async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string
     ${headResult(head)}
   `.execute(db);
   return result.rows[0]!;
+}
+
+/**
+ * For a subtitle posting `p`: the title postings of its document among `terms`. Such a document ranks by its title
+ * posting (postings hold tiers 1 and 2 only), which the page reads where it falls (before the cursor: on an earlier
+ * page), so its subtitle posting is never the one it ranks by. One index probe per word: the key's columns are all
+ * given. A pending document's merged postings may be an older version's, so they are looked up in `pp` instead.
+ */
+function titlePosting(terms: readonly string[]): RawBuilder<unknown> {
+  const title = sql`e.term = any(${[...terms]}::text[]) and e.object_type = p.object_type and e.tier = 1
+    and e.updated_at = p.updated_at and e.object_id = p.object_id`;
+  return sql`select 1 from search_postings e where e.tenant = p.tenant and ${title} and (p.object_type, p.object_id) not in (select * from pd)
+    union all select 1 from pp e where ${title}`;
 }
 
 /**
@@ -345,7 +361,7 @@ async function documentsOf(db: Executor, r: EngineRequest, page: readonly PageKe
 /** The text matches' counts (cap + 1 for past the cap) and page (limit + 1 keys after the cursor). */
 async function textMatches(db: Executor, r: EngineRequest, word: WordQuery, cap: number): Promise<{ counts: Record<string, number>; page: PageKey[]; asOf: Date }> {
   const { terms, pending } = await termsOf(db, r, word);
-  const ranked = terms.length === 1 || (terms.length <= RANKED_TERMS && !r.after);
+  const ranked = terms.length <= RANKED_TERMS;
   const first = ranked ? await rankedHead(db, r, terms, cap, pending) : await groupedHead(db, r, word, cap, pending);
   const counts = first.counts ?? {};
   let page = first.page ?? [];
