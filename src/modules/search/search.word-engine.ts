@@ -279,8 +279,9 @@ const PREFIX_MARK = '\u0001';
  * The terms of the postings the query's word reads. A prefix of three or four characters: its prefix term, read in
  * ranking order like one word however many words it begins. Any other prefix: the words it covers, up to
  * RANKED_TERMS + 1: one index probe each in the merged postings (a word there may be only a pending document's old
- * one: reading it finds nothing), with the pending documents' words. A prefix with no head match at all is read as
- * its own stem: the head is then empty and the counts come from the full-text indexes.
+ * one: reading it finds nothing), with the pending documents' words, whose postings in the prefix's range it
+ * returns too (`pending`, for the head statement). A prefix with no head match at all is read as its own stem: the
+ * head is then empty and the counts come from the full-text indexes.
  */
 async function termsOf(db: Executor, r: EngineRequest, word: WordQuery): Promise<{ terms: string[]; pending?: string }> {
   if (word.whole) return { terms: [word.stem] };
