@@ -5,7 +5,8 @@
  * Two databases, recreated on every run: `<BENCH_DATABASE_URL>` (default psa_bench_search_writes) migrated to
  * the latest schema, and `<name>_base` migrated to the latest and back to the last migration before the head
  * postings (BASE_MIGRATION): one full-text table with its title index, no postings. Both are loaded with the same
- * generated documents (bench/search-data.ts) through the real writer (upsertSearchDocuments):
+ * generated documents (bench/search-data.ts) through the real writer, one statement per record type:
+ * upsertSearchDocuments (into the type's partition), and for the base its statement into the one table (upsertInto):
  *
  * 1. **Bulk**: BENCH_SW_ROWS (200,000) rows each, in chunks of BENCH_SW_CHUNK (20,000) that alternate between the
  *    two databases, so the machine's drift falls on both; batches of 1,000, BENCH_SEARCH_WRITERS (2) writers.

@@ -5,9 +5,9 @@
  * hosts and database names containing "bench" only), migrates it, creates one big tenant and
  * BENCH_SEARCH_TENANTS (10) small ones, and loads BENCH_SEARCH_ROWS (1,000,000) index rows into the big
  * tenant plus BENCH_SEARCH_OTHER_ROWS (10,000) into each small one, across record types, through the real
- * writer (upsertSearchDocuments, batches of 1,000, BENCH_SEARCH_WRITERS (2) concurrent writers): that is the
- * indexing throughput of the writes. Their head postings are then merged (platform/search/postings.ts, what the
- * worker does every second), timed on its own. Text is drawn from a Zipf-distributed synthetic vocabulary, so there are genuinely
+ * writer (upsertSearchDocuments, batches of 1,000 written one statement per record type, BENCH_SEARCH_WRITERS (2)
+ * concurrent writers): that is the indexing throughput of the writes. Their head postings are then merged
+ * (platform/search/postings.ts, what the worker does every second) and checkpointed, each timed on its own. Text is drawn from a Zipf-distributed synthetic vocabulary, so there are genuinely
  * common words, rare words and identifiers (T-000123, INV-000045, P-000067).
  *
  * After VACUUM ANALYZE it runs BENCH_SEARCH_QUERIES (40) searches per query class through the real query
