@@ -3,6 +3,7 @@
  * Zipf–Mandelbrot distribution, documents across record types in service-desk proportions, and the loader that
  * writes them through the real index writer in batches.
  */
+import { groupBy } from '../src/platform/collections.ts';
 import type { Database } from '../src/platform/db/database.ts';
 import { withTransaction, type Executor } from '../src/platform/db/executor.ts';
 import { upsertSearchDocuments } from '../src/platform/search/writer.ts';
@@ -117,9 +118,8 @@ export async function load(
       if (start >= rows) return;
       next += BATCH;
       const docs = documents(Math.min(BATCH, rows - start), clients, users, start);
-      const types = [...new Set(docs.map((d) => d.type))];
       await withTransaction(database.db, async (trx) => {
-        for (const type of types) await write(trx, tenant, docs.filter((d) => d.type === type));
+        for (const group of groupBy(docs, (d) => d.type).values()) await write(trx, tenant, group);
       });
     }
   };

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { groupBy } from '../collections.ts';
 import type { Executor } from '../db/executor.ts';
 import { upsertWithWords } from './lexicon-words.ts';
 import { searchPartitionOf } from './partitions.ts';
@@ -66,14 +67,7 @@ const CONTENT = [
  * The words of the rows written go to the typo dictionary in the same statement.
  */
 export async function upsertSearchDocuments(db: Executor, tenant: string, docs: readonly SearchDocument[]): Promise<void> {
-  const byPartition = new Map<string, SearchDocument[]>();
-  for (const d of docs) {
-    const partition = searchPartitionOf(d.type);
-    const group = byPartition.get(partition);
-    if (group) group.push(d);
-    else byPartition.set(partition, [d]);
-  }
-  for (const [partition, group] of byPartition) await upsertInto(db, partition, tenant, group);
+  for (const [partition, group] of groupBy(docs, (d) => searchPartitionOf(d.type))) await upsertInto(db, partition, tenant, group);
 }
 
 /**

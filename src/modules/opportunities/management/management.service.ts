@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Actor } from '../../../platform/auth/context.ts';
 import type { DB } from '../../../platform/db/schema.ts';
+import { groupBy } from '../../../platform/collections.ts';
 import { iso, utcDate } from '../../../platform/time.ts';
 import { portalClientId } from '../../clients/index.ts';
 import { opportunitySettingsOf } from '../opportunities.settings.ts';
@@ -25,17 +26,6 @@ const DAY_MS = 86_400_000;
 const MONEY_FOUND_LIMIT = 20;
 
 const scopeOf = (actor: Actor) => ({ tenant: actor.tenant, onlyClientId: portalClientId(actor) });
-
-function groupBy<T, K>(rows: readonly T[], key: (r: T) => K): Map<K, T[]> {
-  const out = new Map<K, T[]>();
-  for (const r of rows) {
-    const k = key(r);
-    const list = out.get(k);
-    if (list) list.push(r);
-    else out.set(k, [r]);
-  }
-  return out;
-}
 
 /** Forecast, calibration, rollups and the personal work queue: computed at request time, never stored. */
 export function createManagementService(deps: { db: Kysely<DB>; now?: () => Date }) {

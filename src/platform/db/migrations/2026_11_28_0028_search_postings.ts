@@ -58,6 +58,18 @@ const triggerFunction = [
   'return null; end $$',
 ].join(' ').replace(/\s*\n\s*/g, ' ');
 
+const TRIGGER_EVENTS = [
+  ['insert', 'new table as new_rows'],
+  ['update', 'old table as old_rows new table as new_rows'],
+  ['delete', 'old table as old_rows'],
+] as const;
+
+/** The statement triggers that keep a table's postings in step (its transition tables feed search_postings_sync). */
+export const postingsTriggers = (table: string) => TRIGGER_EVENTS.map(([event, transition]) =>
+  `create trigger search_postings_${event} after ${event} on ${table} referencing ${transition}\n  for each statement execute function search_postings_sync();`).join('\n');
+
+export const dropPostingsTriggers = (table: string) => TRIGGER_EVENTS.map(([event]) => `drop trigger search_postings_${event} on ${table};`).join('\n');
+
 /**
  * Whether a document with a per-user audience is visible to a user: the search engine's check for a restricted
  * posting (search.word-engine.ts). PL/pgSQL, so it is called per row and never inlined into a join.
@@ -129,20 +141,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
     ${triggerFunction};
     ${visibleToFunction};
-    create trigger search_postings_insert after insert on search_documents referencing new table as new_rows
-      for each statement execute function search_postings_sync();
-    create trigger search_postings_update after update on search_documents referencing old table as old_rows new table as new_rows
-      for each statement execute function search_postings_sync();
-    create trigger search_postings_delete after delete on search_documents referencing old table as old_rows
-      for each statement execute function search_postings_sync();
+    ${postingsTriggers('search_documents')}
   `);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
-    drop trigger search_postings_insert on search_documents;
-    drop trigger search_postings_update on search_documents;
-    drop trigger search_postings_delete on search_documents;
+    ${dropPostingsTriggers('search_documents')}
     drop table search_postings;
     drop function search_postings_sync();
     drop function search_document_visible_to(uuid, text, uuid, uuid);

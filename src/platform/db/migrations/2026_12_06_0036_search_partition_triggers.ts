@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { runStatements } from './run-statements.ts';
+import { dropPostingsTriggers, postingsTriggers } from './2026_11_28_0028_search_postings.ts';
 
 /**
  * The postings' statement triggers (migrations 0028, 0032) on every partition of `search_documents` too, so the
@@ -10,12 +11,6 @@ import { runStatements } from './run-statements.ts';
  * parent (a delete of a record's documents) fires the parent's, one written into a partition the partition's, so
  * every write adds its pending rows once. A partition added later needs them too (the writer's test checks it).
  */
-const EVENTS = [
-  ['insert', 'insert', 'new table as new_rows'],
-  ['update', 'update', 'old table as old_rows new table as new_rows'],
-  ['delete', 'delete', 'old table as old_rows'],
-] as const;
-
 async function partitions(db: Kysely<unknown>): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
     select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
@@ -24,12 +19,9 @@ async function partitions(db: Kysely<unknown>): Promise<string[]> {
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const statements = (await partitions(db)).flatMap((table) => EVENTS.map(([name, event, transition]) =>
-    `create trigger search_postings_${name} after ${event} on ${table} referencing ${transition} for each statement execute function search_postings_sync();`));
-  await runStatements(db, statements.join('\n'));
+  await runStatements(db, (await partitions(db)).map(postingsTriggers).join('\n'));
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  const statements = (await partitions(db)).flatMap((table) => EVENTS.map(([name]) => `drop trigger search_postings_${name} on ${table};`));
-  await runStatements(db, statements.join('\n'));
+  await runStatements(db, (await partitions(db)).map(dropPostingsTriggers).join('\n'));
 }
