@@ -14,8 +14,8 @@
  * engine (the search service, as an Admin actor, first page, limit 30, counts included): common word,
  * mid-frequency word, rare word, prefix, typo (correction fallback), identifier, identifier typed without its
  * hyphen (T000123), a frequent word shaped like an identifier (letters then digits, like office365), two-word query, next page
- * of a common word (cursor), sort=recent, a narrow-permission caller (Technician: no invoices), and a three-letter
- * prefix (what a type-ahead box sends first); a
+ * of a common word (cursor), sort=recent, a narrow-permission caller (Technician: no invoices), a three-letter
+ * prefix (what a type-ahead box sends first), and a client-portal user (one client's rows) with a common and a mid word; a
  * few classes also through HTTP (app.inject); and the common and mid word again with BENCH_SEARCH_PENDING (1,000)
  * documents written and not merged yet (a second's writes at several hundred per second). Baseline: a primary-key point lookup of one index row,
  * measured in the same run; every class is reported as p50/p95, as a ratio of the baseline's p50, and by
@@ -116,6 +116,9 @@ async function main(): Promise<void> {
     });
     const admin = actor(allPermissions());
     const tech = actor(builtinRoles().find((r) => r.role_name === 'Technician')!.permissions);
+    const clientUser = builtinRoles().find((r) => r.role_name === 'Client User')!.permissions;
+    // Without rnd(), so the other classes draw the same queries as before these were added.
+    const portal = (client: string): Actor => ({ ...actor(clientUser), userType: 'client', clientId: client });
 
     // Query inputs per class, drawn from the same vocabulary the data used.
     const rankRange = (lo: number, hi: number) => () => words[lo + Math.floor(rnd() * (hi - lo))]!;
@@ -137,6 +140,9 @@ async function main(): Promise<void> {
       { name: 'common word, Technician', actor: tech, query: () => ({ query: rankRange(0, 10)() }) },
       // Last, so the classes before it draw the same queries as before it was added.
       { name: 'prefix (3 letters, rank 50–500)', actor: admin, query: () => ({ query: rankRange(50, 500)().slice(0, 3) }) },
+      // A client-portal user (one client's rows, one in 500 here) searching a frequent and a mid word.
+      { name: 'common word, client portal', actor: portal(clients[0]!), query: () => ({ query: rankRange(0, 10)() }) },
+      { name: 'mid word, client portal', actor: portal(clients[1]!), query: () => ({ query: rankRange(100, 300)() }) },
     ];
 
     const ids = (await sql<{ object_type: string; object_id: string }>`select object_type, object_id from search_documents where tenant = ${main.tenant_id}::uuid limit 1000`.execute(db)).rows;

@@ -155,6 +155,27 @@ for (const state of ['pending', 'merged'] as const) describe(`search at scale, h
       expect(portalPage.groups).toEqual({ ticket_comment: 2 });
       expect(portalPage.countsExact).toBe(true);
     });
+
+    it('counts a client-portal caller\'s matches exactly past the cap and pages them in ranking order', async () => {
+      const { tenant } = await makeTenant(t);
+      const w = word();
+      const client = newId();
+      const at = (i: number) => new Date(Date.UTC(2026, 1, 1, 0, 0, i));
+      const titles = await index(tenant, Array.from({ length: CAP + 3 }, (_, i): Doc => ({ type: 'ticket', title: `${w} ${i}`, clientId: client, updatedAt: at(i) })));
+      const bodies = await index(tenant, Array.from({ length: 2 }, (_, i): Doc => ({ type: 'ticket', title: `Row ${i}`, body: `about ${w}`, clientId: client, updatedAt: at(100 + i) })));
+      await index(tenant, [
+        ...Array.from({ length: 2 }, (_, i): Doc => ({ type: 'ticket', title: `${w} internal ${i}`, clientId: client, isInternal: true })),
+        ...Array.from({ length: CAP + 2 }, (_, i): Doc => ({ type: 'ticket', title: `${w} elsewhere ${i}`, clientId: newId() })),
+      ]);
+      const portal = { ...actorOf(tenant, newId()), userType: 'client' as const, clientId: client };
+      // Title matches newest first, then the body matches newest first; never another client's or an internal row.
+      const expected = [...titles.reverse(), ...bodies.reverse()];
+      for (const query of [w, w.slice(0, -2)]) {
+        const walk = await all(portal, { query, types: 'ticket', limit: 3 });
+        expect(walk.ids).toEqual(expected);
+        expect(walk.pages.map((p) => [p.groups, p.countsExact])).toEqual(walk.pages.map(() => [{ ticket: CAP + 5 }, true]));
+      }
+    });
   });
 
   describe('search at scale: ranking and paging', () => {
