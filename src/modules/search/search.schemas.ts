@@ -33,7 +33,7 @@ export const SearchPage = Type.Object({
   results: Type.Array(SearchResult),
   groups: Type.Record(Type.String(), Type.Integer(), { description: 'Matches per searched type over all pages (types the caller cannot read are absent), exact up to the count cap (1,000) and the cap above it (see countsExact)' }),
   totalCount: Type.Integer({ description: 'Sum of groups: exact when countsExact, else a lower bound' }),
-  countsExact: Type.Boolean({ description: 'False when a type had more matches than the count cap (1,000 per type): its group then reports the cap, a lower bound' }),
+  countsExact: Type.Boolean({ description: 'False when a type had more matches than the count cap (1,000 per type): its group then reports the cap, a lower bound. Always true for a client-portal key (its search reads only its client\'s rows)' }),
   nextCursor: Type.Optional(Type.String()),
 }, { additionalProperties: false });
 export type SearchPage = Static<typeof SearchPage>;
