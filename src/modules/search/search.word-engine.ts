@@ -106,7 +106,8 @@ const POSTING_TYPES = `tenant uuid, term text, tier smallint, object_type text, 
  * A restricted posting (a per-user audience) is checked against its document by key, through a function so that
  * only those few rows pay for it: as an EXISTS (or a lateral join) the planner either hashed a scan of every
  * document for the caller's id (380 ms at 1M rows) or set up a lookup over every partition for each of ~19k
- * postings (20 ms).
+ * postings (20 ms). The search service sends client-portal callers to the general engine (search.service.ts); the
+ * client condition stays so that this engine never returns another client's row, whoever calls it.
  */
 function visiblePostings(a: RowAccess, term: RawBuilder<boolean>, types: RawBuilder<unknown>, asOf: Date | undefined, tail: RawBuilder<unknown> = sql``): RawBuilder<unknown> {
   const portal = a.clientId === null ? sql`` : sql`and p.client_id = ${a.clientId}::uuid and not p.is_internal`;
