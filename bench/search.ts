@@ -6,7 +6,7 @@
  * BENCH_SEARCH_TENANTS (10) small ones, and loads BENCH_SEARCH_ROWS (1,000,000) index rows into the big
  * tenant plus BENCH_SEARCH_OTHER_ROWS (10,000) into each small one, across record types, through the real
  * writer (upsertSearchDocuments, batches of 1,000 written one statement per record type, BENCH_SEARCH_WRITERS (2)
- * concurrent writers): that is the indexing throughput of the writes. Their postings are then merged
+ * concurrent writers): that is the indexing throughput of the writes. Their head postings are then merged
  * (platform/search/postings.ts, what the worker does every second) and checkpointed, each timed on its own. Text is drawn from a Zipf-distributed synthetic vocabulary, so there are genuinely
  * common words, rare words and identifiers (T-000123, INV-000045, P-000067).
  *
@@ -20,7 +20,7 @@
  * documents written and not merged yet (a second's writes at several hundred per second). Baseline: a primary-key point lookup of one index row,
  * measured in the same run; every class is reported as p50/p95, as a ratio of the baseline's p50, and by
  * whether its answers' counts were exact (countsExact) or stopped at the cap. Sizes: the documents (summed
- * over their partitions), their indexes and the postings, and the index bytes per million rows.
+ * over their partitions), their indexes and the head postings, and the index bytes per million rows.
  * Prints a table and writes bench/results/search-<timestamp>.json. Target: p95 ≤ 50 ms per class at 1M rows.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
         const other = await createTenant(db, { name: `Other ${i}`, slug: `bench-other-${i}`, adminEmail: `o${i}@example.com` });
         await load(database, other.tenant_id, OTHER_ROWS, clients, users, WRITERS);
       }
-      console.error('bench:search: merging the postings …');
+      console.error('bench:search: merging the head postings …');
       mergeSeconds = await timed(() => mergePendingPostings(db)) / 1000;
       await sql`vacuum analyze search_documents`.execute(db);
       await sql`vacuum analyze search_postings`.execute(db);
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     const merged = Math.round((ROWS + TENANTS * OTHER_ROWS) / mergeSeconds);
     const loaded = REUSE ? 'reusing the previous run\'s rows'
       : `loaded in ${seconds.toFixed(1)} s (${Math.round(ROWS / seconds)} rows/s), postings merged in ${mergeSeconds.toFixed(1)} s (${merged} rows/s), checkpoint ${checkpointSeconds.toFixed(1)} s`;
-    console.error(`bench:search: ${loaded}; documents ${size.table_mb} MB, their indexes ${size.indexes_mb} MB, postings ${size.postings_mb} MB; index ${size.index_mb_per_million_rows} MB per million rows`);
+    console.error(`bench:search: ${loaded}; documents ${size.table_mb} MB, their indexes ${size.indexes_mb} MB, head postings ${size.postings_mb} MB; index ${size.index_mb_per_million_rows} MB per million rows`);
 
     const secret = { mac: (d: string) => `m${d.length}`, verifyMac: (d: string, m: string) => m === `m${d.length}` };
     const service = createSearchService({ db, cursorMac: secret });

@@ -121,7 +121,7 @@ describe('search index maintenance', () => {
     expect((await indexRows(tenant)).map((r) => [r.object_type, r.object_id])).toEqual(before.map((r) => [r.object_type, r.object_id]));
     expect(await indexRows(other.tenant)).toEqual(otherBefore);
     expect(typed.lines.at(-1)).toBe('reindexed 1 tenant(s): 1 rows indexed, 1 stale rows removed');
-    // What it wrote is merged into the postings (no worker needed): nothing is left pending.
+    // What it wrote is merged into the head postings (no worker needed): nothing is left pending.
     expect(await t.database.db.selectFrom('search_postings_pending').select('object_id').where('tenant', '=', tenant).execute()).toEqual([]);
 
     await expect(searchReindexCommand(t.database.db, { tenant: 'no-such-tenant' })).rejects.toThrow(/No tenant/);

@@ -16,7 +16,7 @@ import { IDENTIFIER_TIER_MAX } from './search.identifier-tier.ts';
 import { prefixEnd } from './search.word-engine.ts';
 
 /**
- * Counts that stop at the cap, and the ranking the word engine reads from the postings, checked against
+ * Counts that stop at the cap, and the ranking the word engine reads from the head postings, checked against
  * the general engine. The cap is injected small (5) so "above the cap" needs a handful of rows. Every case runs
  * twice: with the documents' postings still pending (computed from their rows) and merged into the index
  * (platform/search/postings.ts); a search must not tell the two apart.
@@ -76,7 +76,7 @@ describe('search at scale: prefix ranges', () => {
   });
 });
 
-for (const state of ['pending', 'merged'] as const) describe(`search at scale, postings ${state}`, () => {
+for (const state of ['pending', 'merged'] as const) describe(`search at scale, head postings ${state}`, () => {
   beforeAll(() => { mergeOnIndex = state === 'merged'; });
 
   describe('search at scale: capped counts', () => {
@@ -86,7 +86,7 @@ for (const state of ['pending', 'merged'] as const) describe(`search at scale, p
       const w = word();
       await index(tenant, [
         ...Array.from({ length: 4 }, (_, i): Doc => ({ type: 'ticket', title: `${w} ticket ${i}` })),
-        // Body-only matches: posted at tier 3 (migration 0038).
+        // Body-only matches: counted from the type's full-text index, not the head postings.
         ...Array.from({ length: 7 }, (_, i): Doc => ({ type: 'asset', title: `Asset ${i}`, body: `notes about ${w}` })),
         // Title matches: the head count alone passes the cap.
         ...Array.from({ length: 6 }, (_, i): Doc => ({ type: 'kb_article', title: `${w} article ${i}` })),

@@ -578,7 +578,7 @@ export interface SearchDocumentsTable {
 }
 
 /**
- * The postings (migrations 0028, 0029, 0032, 0038): written only by search_postings_merge, from the pending rows the
+ * The head postings (migrations 0028, 0029, 0032): written only by search_postings_merge, from the pending rows the
  * triggers on search_documents add (platform/search/postings.ts).
  */
 export interface SearchPostingsTable {
@@ -600,8 +600,8 @@ export interface SearchPostingsPendingTable {
   tenant: string;
   object_type: string;
   object_id: string;
-  /** The replaced version's vector, whose words its postings were posted under (migration 0038); null for a new document. */
-  old_vector: string | null;
+  /** The replaced version's head words (`ts_filter(search_vector, '{a,b}')`); null for a new document. */
+  old_head: string | null;
   old_updated_at: Timestamp | null;
 }
 
