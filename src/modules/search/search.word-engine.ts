@@ -14,24 +14,22 @@ import type { SearchType } from './search.types.ts';
  * The engine for a query of one plain word (matched as a prefix from 3 characters on, whole below): the
  * queries whose matches run into the tens of thousands. A word shaped like an identifier (`srv01`) also reads the
  * identifiers it names (search.identifier-tier.ts), which rank first. It reads what the general engine reads from every
- * match from a smaller structure (migrations 0028, 0029, 0038):
+ * match from two smaller structures (migrations 0028 and 0029):
  *
- * - the postings (`search_postings`): every word of every document at its best tier (1 title, 2 subtitle and
- *   identifier, 3 body) with its recency and access columns, keyed in ranking order within each word and type, and the
- *   first three and four letters of the title and subtitle words (prefix terms). For a word (or a prefix covering a
- *   few), each type's range gives its count up to the cap and its best rows for the page, index-only (rankedHead);
- *   a prefix of three or four letters reads its prefix term the same way. The postings of documents written since
- *   the last merge (migration 0032, usually the last second's) are computed from their rows in the same statement
- *   (visiblePostings), so a write is searchable at once;
- * - where the postings read hold only title and subtitle matches (a prefix term, or a longer prefix covering many
- *   words, whose head matches are read whole and grouped per document: groupedHead), counts that stop at the cap: a
- *   type whose head matches alone pass the cap is reported at the cap; any other is counted from its own partition's
- *   full-text index, visiting at most cap + 1 documents. Body-only matches are then read, newest first, only when the
- *   head matches run out before the page ends.
+ * - the head postings (`search_postings`): every title and subtitle match with its tier, recency and access
+ *   columns, keyed in ranking order within each word and type. For a word (or a prefix covering a few, or a
+ *   prefix of three or four letters, which has postings of its own), each type's range gives its head count up to the cap and
+ *   its best rows for the page, index-only (rankedHead); a longer prefix covering many words reads its whole range
+ *   and groups it per document (groupedHead). The postings of documents written since the last merge (migration
+ *   0032, usually the last second's) are computed from their rows in the same statement (visiblePostings), so a
+ *   write is searchable at once;
+ * - counts that stop at the cap: a type whose head matches alone pass the cap is reported at the cap; any
+ *   other is counted from its own partition's full-text index, visiting at most cap + 1 documents.
  *
- * `sort=recent` reads every match newest first, which the planner serves from the recency index for a frequent word
- * and from the full-text index for a rare one. Per-row access is applied before anything is counted or paged, as in
- * the general engine.
+ * Body-only matches (tier 3) are read, newest first, only when the head matches run out before the page ends;
+ * `sort=recent` reads every match newest first, which the planner serves from the recency index for a
+ * frequent word and from the full-text index for a rare one. Per-row access is applied before anything is
+ * counted or paged, as in the general engine.
  */
 export interface WordQuery {
   /** The word's lexeme (the english stemmer's form of the typed word). */
@@ -154,26 +152,18 @@ interface PageKey { object_type: string; object_id: string; updated_at: Date | s
  */
 interface HeadResult { counts: Record<string, number> | null; as_of: Date | string; page: PageKey[] | null }
 
-/** Statement 1's result and whether its postings held every match (the page then holds the body matches too). */
-interface Head { result: HeadResult; complete: boolean }
-
 /**
- * Each type's count up to the cap, from its count in the postings `hc` (object_type, n). `complete`: the postings read
- * hold every match (words are posted from the title, the subtitle and the body), so that is the count. Otherwise
- * (prefix terms, posted from titles and subtitles only) a type whose head matches alone pass the cap is past it, and any
- * other is counted from its own partition's full-text index, visiting at most cap + 1 documents. Materialized:
- * inlined, the counting subquery would run once for the filter and again for the value.
+ * Each type's count up to the cap, from its head count `hc` (object_type, n): past the cap from the head alone,
+ * otherwise from the type's own full-text index, visiting at most cap + 1 documents. Materialized: inlined, the
+ * counting subquery would run once for the filter and again for the value.
  */
-function typeCounts(r: EngineRequest, cap: number, complete: boolean): RawBuilder<unknown> {
-  const counted = complete
-    ? sql`least(coalesce(hc.n, 0), ${cap + 1})`
-    : sql`case
+function typeCounts(r: EngineRequest, cap: number): RawBuilder<unknown> {
+  return sql`n as materialized (
+      select t.object_type, case
         when coalesce(hc.n, 0) > ${cap} then ${cap + 1}
         else (select count(*)::int from (select 1 from search_documents d cross join q
               where ${documentAccess(r.access, sql`t.object_type`, r.asOf)} and d.search_vector @@ q.pq limit ${cap + 1}) c)
-        end`;
-  return sql`n as materialized (
-      select t.object_type, ${counted} as n
+        end as n
       from unnest(${[...r.types]}::text[]) as t (object_type) left join hc on hc.object_type = t.object_type
     )`;
 }
@@ -187,27 +177,25 @@ const headResult = (hp: RawBuilder<unknown>) => sql`
       (select json_agg(hp) from (${hp}) hp) as page`;
 
 /**
- * Statement 1 when the query's postings are those of a few terms (`terms`, at most RANKED_TERMS): read in ranking
- * order. Each type's range of the postings key (tenant, term, object_type, tier, updated_at desc, object_id) is
- * counted up to cap + 1 entries and gives its best limit + 1 rows after the cursor; the page is the best of those,
- * grouped per document (its best tier) when several terms are read. A frequent word reads about cap + 1 entries per
- * type and a page's worth per type, however many postings it has. Words are posted from the whole document, so their
- * counts and page are complete; a prefix term (PREFIX_MARK) is posted from titles and subtitles only.
+ * Statement 1 when the query's head matches are those of a few words (`terms`, at most RANKED_TERMS): read in
+ * ranking order. Each type's range of the postings key (tenant, term, object_type, tier, updated_at desc,
+ * object_id) is counted up to cap + 1 entries and gives its best limit + 1 rows after the cursor; the page is the
+ * best of those, grouped per document (its best tier) when several words are read. A frequent word reads about
+ * cap + 1 entries per type and a page's worth per type, however many postings it has.
  *
- * Several terms: a type past the cap in one is past it in all; otherwise its documents are counted across the terms
- * without repeats. The page is exact: a document whose best posting is not among its range's best limit + 1 ranks
- * behind at least that many others. On a later page, a document whose best posting came before the cursor (a title
- * word) would reappear with a worse one after it (a body word): a posting is read only if its document has no better
- * one among the terms (betterPosting).
+ * Several words: a type past the cap in one word is past it in all; otherwise its documents are counted across
+ * the words without repeats. The page is exact: a document whose best posting is not among its range's best
+ * limit + 1 ranks behind at least that many others. On a later page, a document whose best posting came before
+ * the cursor (a title word) would reappear with a worse one after it (a subtitle word): a subtitle posting is read
+ * only if its document has no title posting among the words (titlePosting).
  */
-async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string[], cap: number, pending?: string): Promise<Head> {
+async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string[], cap: number, pending?: string): Promise<HeadResult> {
   const { access, types, asOf, limit, corrected } = r;
   const posted = (term: RawBuilder<unknown>, type: RawBuilder<unknown>, tail?: RawBuilder<unknown>) =>
     visiblePostings(access, sql<boolean>`p.term = ${term}`, type, asOf, tail);
   const ofType = posted(sql`t.term`, sql`ty.object_type`);
   // Not needed for the first page (a document's best posting comes first), nor for one word (one posting per document).
-  const notShown = r.after && terms.length > 1 ? sql`and (p.tier = 1 or not exists (${betterPosting(terms)}))` : sql``;
-  const complete = !terms.some((term) => term.startsWith(PREFIX_MARK));
+  const notShown = r.after && terms.length > 1 ? sql`and (p.tier = 1 or not exists (${titlePosting(terms)}))` : sql``;
   const head = r.sort === 'recent'
     ? NO_HEAD
     : sql`select c.object_type, c.object_id, max(c.updated_at) as updated_at, ${tierScore(sql`min(c.tier)`, corrected)} as score
@@ -233,33 +221,30 @@ async function rankedHead(db: Executor, r: EngineRequest, terms: readonly string
         end as n
       from tc group by tc.object_type
     ),
-    ${typeCounts(r, cap, complete)}
+    ${typeCounts(r, cap)}
     ${headResult(head)}
   `.execute(db);
-  return { result: result.rows[0]!, complete };
+  return result.rows[0]!;
 }
 
 /**
- * For a posting `p` of tier 2 or 3: its document's better postings among `terms`. Such a document ranks by its best
- * posting, which the page reads where it falls (before the cursor: on an earlier page), so a worse one is never the
- * one it ranks by. One index probe per term and better tier: the key's columns are all given. A pending document's
- * merged postings may be an older version's, so they are looked up in `pp` instead.
+ * For a subtitle posting `p`: the title postings of its document among `terms`. Such a document ranks by its title
+ * posting (postings hold tiers 1 and 2 only), which the page reads where it falls (before the cursor: on an earlier
+ * page), so its subtitle posting is never the one it ranks by. One index probe per word: the key's columns are all
+ * given. A pending document's merged postings may be an older version's, so they are looked up in `pp` instead.
  */
-function betterPosting(terms: readonly string[]): RawBuilder<unknown> {
-  const better = sql`e.term = any(${[...terms]}::text[]) and e.object_type = p.object_type and e.tier = any('{1,2}'::smallint[]) and e.tier < p.tier
+function titlePosting(terms: readonly string[]): RawBuilder<unknown> {
+  const title = sql`e.term = any(${[...terms]}::text[]) and e.object_type = p.object_type and e.tier = 1
     and e.updated_at = p.updated_at and e.object_id = p.object_id`;
-  return sql`select 1 from search_postings e where e.tenant = p.tenant and ${better} and (p.object_type, p.object_id) not in (select * from pd)
-    union all select 1 from pp e where ${better}`;
+  return sql`select 1 from search_postings e where e.tenant = p.tenant and ${title} and (p.object_type, p.object_id) not in (select * from pd)
+    union all select 1 from pp e where ${title}`;
 }
 
 /**
- * Statement 1 when a prefix covers several words: a document can hold more than one of them, so every head match
- * (tiers 1 and 2) of every word in the range is read and grouped per document (its best tier) before counting and
- * ranking. Word by word (termWalk), so the index stops at each word's body postings, which stay unread: a range of
- * frequent words holds hundreds of thousands. The counts of types under the cap come from the full-text indexes,
- * and body matches from statement 2.
+ * Statement 1 when a prefix covers several words: a document can hold more than one of them, so every head
+ * match in the range is read and grouped per document (its best tier) before counting and ranking.
  */
-async function groupedHead(db: Executor, r: EngineRequest, word: WordQuery, cap: number, pending?: string): Promise<Head> {
+async function groupedHead(db: Executor, r: EngineRequest, word: WordQuery, cap: number, pending?: string): Promise<HeadResult> {
   const { access, types, asOf, limit, corrected } = r;
   const range = termRange(word);
   const head = r.sort === 'recent'
@@ -267,23 +252,18 @@ async function groupedHead(db: Executor, r: EngineRequest, word: WordQuery, cap:
     : sql`select h.object_type, h.object_id, h.updated_at, ${tierScore(sql`h.tier`, corrected)} as score from h where ${headAfter(r, 'h')}
         order by h.tier, h.updated_at desc, h.object_type, h.object_id limit ${limit + 1}`;
   const result = await sql<HeadResult>`
-    with recursive q as (${queryRelation(r.query)}),
+    with q as (${queryRelation(r.query)}),
     ${pendingPostings(access.tenant, sql<boolean>`${range.from} and ${range.below}`, pending)},
-    ${termWalk(access.tenant, word)},
-    t as (select w.term from w where w.term is not null union select p.term from pp p),
     h as materialized (
       select p.object_type, p.object_id, min(p.tier) as tier, max(p.updated_at) as updated_at
-      from t cross join lateral (
-        select p.object_type, p.object_id, p.tier, p.updated_at
-        from ${visiblePostings(access, sql<boolean>`p.term = t.term and p.tier < 3`, anyType(types), asOf)}
-      ) p
+      from ${visiblePostings(access, sql<boolean>`${range.from} and ${range.below}`, anyType(types), asOf)}
       group by p.object_type, p.object_id
     ),
     hc as (select h.object_type, count(*)::int as n from h group by h.object_type),
-    ${typeCounts(r, cap, false)}
+    ${typeCounts(r, cap)}
     ${headResult(head)}
   `.execute(db);
-  return { result: result.rows[0]!, complete: false };
+  return result.rows[0]!;
 }
 
 /** The most words a prefix may cover for its head to be read in ranking order (rankedHead). */
@@ -297,26 +277,12 @@ const PREFIX_LENGTHS = [3, 4];
 const PREFIX_MARK = '\u0001';
 
 /**
- * The relation `w (term, i)` (for a `with recursive` list): the distinct terms of the tenant's merged postings in the
- * word's range, in order, up to `max` (and a final null): one index probe each, however many postings they have.
- */
-function termWalk(tenant: string, word: WordQuery, max?: number): RawBuilder<unknown> {
-  const { from, below } = termRange(word);
-  return sql`w (term, i) as (
-      (select p.term, 1 from search_postings p where p.tenant = ${tenant}::uuid and ${from} and ${below} order by p.term limit 1)
-      union all
-      select (select p.term from search_postings p where p.tenant = ${tenant}::uuid and p.term > w.term and ${below} order by p.term limit 1), w.i + 1
-      from w where w.term is not null ${max === undefined ? sql`` : sql`and w.i < ${max}`}
-    )`;
-}
-
-/**
  * The terms of the postings the query's word reads. A prefix of three or four characters: its prefix term, read in
  * ranking order like one word however many words it begins. Any other prefix: the words it covers, up to
  * RANKED_TERMS + 1: one index probe each in the merged postings (a word there may be only a pending document's old
  * one: reading it finds nothing), with the pending documents' words, whose postings in the prefix's range it
- * returns too (`pending`, for the head statement). A prefix with no posting at all is read as its own stem, which
- * nothing matches.
+ * returns too (`pending`, for the head statement). A prefix with no head match at all is read as its own stem: the
+ * head is then empty and the counts come from the full-text indexes.
  */
 async function termsOf(db: Executor, r: EngineRequest, word: WordQuery): Promise<{ terms: string[]; pending?: string }> {
   if (word.whole) return { terms: [word.stem] };
@@ -326,7 +292,12 @@ async function termsOf(db: Executor, r: EngineRequest, word: WordQuery): Promise
   const { rows } = await sql<{ terms: string[] | null; pending: string }>`
     with recursive q as (${queryRelation(r.query)}),
     ${pendingPostings(tenant, sql<boolean>`${from} and ${below}`)},
-    ${termWalk(tenant, word, RANKED_TERMS + 1)}
+    w (term, i) as (
+      (select p.term, 1 from search_postings p where p.tenant = ${tenant}::uuid and ${from} and ${below} order by p.term limit 1)
+      union all
+      select (select p.term from search_postings p where p.tenant = ${tenant}::uuid and p.term > w.term and ${below} order by p.term limit 1), w.i + 1
+      from w where w.term is not null and w.i <= ${RANKED_TERMS}
+    )
     select (select array_agg(term order by term) from (
         select term from (select w.term from w where w.term is not null union select p.term from pp p) x order by term limit ${RANKED_TERMS + 1}
       ) x) as terms,
@@ -393,11 +364,11 @@ async function documentsOf(db: Executor, r: EngineRequest, page: readonly PageKe
 async function textMatches(db: Executor, r: EngineRequest, word: WordQuery, cap: number): Promise<{ counts: Record<string, number>; page: PageKey[]; asOf: Date }> {
   const { terms, pending } = await termsOf(db, r, word);
   const ranked = terms.length <= RANKED_TERMS;
-  const { result: first, complete } = ranked ? await rankedHead(db, r, terms, cap, pending) : await groupedHead(db, r, word, cap, pending);
+  const first = ranked ? await rankedHead(db, r, terms, cap, pending) : await groupedHead(db, r, word, cap, pending);
   const counts = first.counts ?? {};
   let page = first.page ?? [];
   if (r.sort === 'recent') page = await recentMatches(db, r, counts, cap, false);
-  else if (!complete && page.length <= r.limit) page = [...page, ...(await recentMatches(db, r, counts, cap, true))].slice(0, r.limit + 1);
+  else if (page.length <= r.limit) page = [...page, ...(await recentMatches(db, r, counts, cap, true))].slice(0, r.limit + 1);
   return { counts, page, asOf: r.asOf ?? new Date(first.as_of) };
 }
 

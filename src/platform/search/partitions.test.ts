@@ -32,7 +32,7 @@ describe(`search_documents partitions (${engine})`, () => {
     expect(written.rows.map((r) => [r.partition, r.object_id]).sort()).toEqual(docs.map((d) => [searchPartitionOf(d.type), d.id]).sort());
     expect(searchPartitionOf('tag')).toBe('search_documents_other');
     const pending = async () => (await sql<{ object_id: string; replaced: boolean }>`
-      select object_id, old_vector is not null as replaced from search_postings_pending where tenant = ${tenant}::uuid`.execute(database.db)).rows;
+      select object_id, old_head is not null as replaced from search_postings_pending where tenant = ${tenant}::uuid`.execute(database.db)).rows;
     expect((await pending()).map((p) => [p.object_id, p.replaced]).sort()).toEqual(docs.map((d) => [d.id, false]).sort());
 
     // Rewritten: one pending row more for the document whose content changed (with the version it replaced), none

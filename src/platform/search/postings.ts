@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 
-/** Pending rows (writes) one merge transaction starts from (~45 postings each at 1M rows): a few seconds of work at most. */
+/** Pending rows (writes) one merge transaction starts from (~8 postings each): a second or so of work at most. */
 const MERGE_BATCH = 5000;
 
 /**
- * Moves the pending postings of written documents into the ranked postings (migrations 0032, 0038), a batch of
+ * Moves the pending postings of written documents into the ranked head postings (migration 0032), a batch of
  * writes per transaction (with every other write of their documents) until none is left or another merge holds
  * the lock. Safe beside writers (a document written meanwhile keeps a pending row for the next merge) and beside
  * another merge (only one runs; the other returns). The worker runs it every second; the search engine reads

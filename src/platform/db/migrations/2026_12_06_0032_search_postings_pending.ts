@@ -55,28 +55,21 @@ export const pendingPostingsFunction = `
   cross join lateral search_head_words(d.search_vector) t;
   end $$`.replace(/\s*\n\s*/g, ' ');
 
-/**
- * The trigger function adding the pending rows; a replaced version's words are kept as `old` (its vector, or the
- * part of it that holds posted words) in the column `column`. One line: runStatements splits scripts on `;` at line ends.
- */
-export const pendingTriggerFunction = (old: string, column: string) => `
+// One line: runStatements splits scripts on `;` at line ends.
+const triggerFunction = `
   create or replace function search_postings_sync() returns trigger language plpgsql as $$ begin
   if TG_OP = 'INSERT' then
     insert into search_postings_pending (tenant, object_type, object_id) select r.tenant, r.object_type, r.object_id from new_rows r;
   else
-    insert into search_postings_pending (tenant, object_type, object_id, ${column}, old_updated_at)
-    select r.tenant, r.object_type, r.object_id, ${old}, r.updated_at from old_rows r;
+    insert into search_postings_pending (tenant, object_type, object_id, old_head, old_updated_at)
+    select r.tenant, r.object_type, r.object_id, ts_filter(r.search_vector, '{a,b}'), r.updated_at from old_rows r;
   end if;
   return null; end $$`.replace(/\s*\n\s*/g, ' ');
-const triggerFunction = pendingTriggerFunction("ts_filter(r.search_vector, '{a,b}')", 'old_head');
 
-/**
- * The merge, with `terms` the function giving a vector's postings and `column` the pending rows' column holding a
- * replaced version's words. Dynamic statements (EXECUTE), planned on every call: a plan cached while the pending rows
- * were few (a nested loop over a sequential scan of them) took 400 s to merge 60,000 writes that arrived in a burst.
- */
-export const mergeFunctionOf = (terms: string, column: string) => `
-  create or replace function search_postings_merge(batch integer) returns integer language plpgsql as $$
+// Dynamic statements (EXECUTE), planned on every call: a plan cached while the pending rows were few (a nested loop
+// over a sequential scan of them) took 400 s to merge 60,000 writes that arrived in a burst.
+const mergeFunction = `
+  create function search_postings_merge(batch integer) returns integer language plpgsql as $$
   declare writes integer; tenants uuid[]; types text[]; ids uuid[]; begin
   if not pg_try_advisory_xact_lock(hashtext('search_postings_merge')) then return 0; end if;
   execute $m$ with picked as (
@@ -87,12 +80,12 @@ export const mergeFunctionOf = (terms: string, column: string) => `
   taken as (
     delete from search_postings_pending j using picked k
     where j.tenant = k.tenant and j.object_type = k.object_type and j.object_id = k.object_id
-    returning j.tenant, j.object_type, j.object_id, j.${column} as old_words, j.old_updated_at
+    returning j.tenant, j.object_type, j.object_id, j.old_head, j.old_updated_at
   ),
   replaced as (
     delete from search_postings p using (
       select r.tenant, t.term collate "C" as term, t.tier, r.object_type, r.object_id, r.old_updated_at
-      from taken r cross join lateral ${terms}(r.old_words) t where r.old_words is not null
+      from taken r cross join lateral search_head_words(r.old_head) t where r.old_head is not null
     ) o
     where p.tenant = o.tenant and p.term = o.term and p.object_type = o.object_type and p.tier = o.tier
       and p.updated_at = o.old_updated_at and p.object_id = o.object_id
@@ -106,10 +99,9 @@ export const mergeFunctionOf = (terms: string, column: string) => `
     d.visible_to_user_ids is not null, d.required_permission
   from unnest($1, $2, $3) k (tenant, object_type, object_id)
   join search_documents d on d.tenant = k.tenant and d.object_type = k.object_type and d.object_id = k.object_id
-  cross join lateral ${terms}(d.search_vector) t
+  cross join lateral search_head_words(d.search_vector) t
   on conflict do nothing $m$ using tenants, types, ids;
   return writes; end $$`.replace(/\s*\n\s*/g, ' ');
-const mergeFunction = mergeFunctionOf('search_head_words', 'old_head');
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `

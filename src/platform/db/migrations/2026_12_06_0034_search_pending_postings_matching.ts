@@ -11,9 +11,8 @@ import { pendingPostingsFunction } from './2026_12_06_0032_search_postings_pendi
  * stem its query was parsed to, so a document holding one matches the query: the function now takes that query and
  * skips the other documents with one `@@` each.
  */
-/** With `terms` the function giving a vector's postings. */
-export const matchingFunctionOf = (terms: string) => `
-  create or replace function search_pending_postings(p_tenant uuid, p_query tsquery) returns table (tenant uuid, term text, tier smallint,
+const matchingFunction = `
+  create function search_pending_postings(p_tenant uuid, p_query tsquery) returns table (tenant uuid, term text, tier smallint,
     object_type text, object_id uuid, updated_at timestamptz, indexed_at timestamptz, client_id uuid, is_internal boolean,
     restricted boolean, required_permission text)
   language plpgsql stable rows 100 as $$ begin
@@ -21,10 +20,9 @@ export const matchingFunctionOf = (terms: string) => `
     d.client_id, d.is_internal, d.visible_to_user_ids is not null, d.required_permission
   from (select distinct j.object_type, j.object_id from search_postings_pending j where j.tenant = p_tenant) k
   join search_documents d on d.tenant = p_tenant and d.object_type = k.object_type and d.object_id = k.object_id
-  cross join lateral ${terms}(d.search_vector) t
+  cross join lateral search_head_words(d.search_vector) t
   where d.search_vector @@ p_query;
   end $$`.replace(/\s*\n\s*/g, ' ');
-const matchingFunction = matchingFunctionOf('search_head_words');
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
