@@ -50,14 +50,12 @@ function singleWord(q: ParsedQuery): { token: string; whole: boolean } | null {
  * 1M rows) and no JIT (its compile time exceeds what it saves on these queries). Repeatable read, so the
  * word engine's statements (which words a prefix covers, then their matches) see one snapshot. A single
  * word whose english form is one lexeme goes to the word engine (unless it names more identifiers than
- * its identifier tier holds); everything else (and stop words) to the general one, and so does every search of a
- * client-portal caller: its rows are one client's, which the general engine reads directly (the client index
- * intersected with the full-text one, migration 0037) and counts exactly, where the word engine's postings
- * and counts would read the whole tenant's matches to keep that client's (0.25–0.57 s for a frequent word at 1M rows).
+ * its identifier tier holds, or the caller is a client-portal key: runWordSearch declines both); everything else
+ * (and stop words) to the general one.
  */
 function runEngine(db: Kysely<DB>, req: EngineRequest, cap: number): Promise<EngineResult> {
   return db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-    const word = req.access.clientId === null ? singleWord(req.query) : null;
+    const word = singleWord(req.query);
     // The word's lexemes (none for a stop word) come with the settings, in the same round trip.
     const lexemes = word ? sql`(select coalesce(array_agg(lexeme), '{}') from unnest(to_tsvector('english', ${word.token})))` : sql`'{}'::text[]`;
     const { rows } = await sql<{ stems: string[] }>`
