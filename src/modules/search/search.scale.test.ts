@@ -170,7 +170,9 @@ for (const state of ['pending', 'merged'] as const) describe(`search at scale, h
       const portal = { ...actorOf(tenant, newId()), userType: 'client' as const, clientId: client };
       // Title matches newest first, then the body matches newest first; never another client's or an internal row.
       const expected = [...titles.reverse(), ...bodies.reverse()];
-      for (const query of [w, w.slice(0, -2)]) {
+      // The prefix is the word's fixed start: a cut through its random letters can end in one the stemmer rewrites
+      // (`…jyry` → `…jyri`), which then begins no word (1 run in ~150 failed so).
+      for (const query of [w, w.slice(0, 6)]) {
         const walk = await all(portal, { query, types: 'ticket', limit: 3 });
         expect(walk.ids).toEqual(expected);
         expect(walk.pages.map((p) => [p.groups, p.countsExact])).toEqual(walk.pages.map(() => [{ ticket: CAP + 5 }, true]));
