@@ -47,7 +47,11 @@ function singleWord(q: ParsedQuery): { token: string; whole: boolean } | null {
 /**
  * Runs an engine in its own transaction with settings local to it: enough work_mem that the bitmap
  * of a common word stays exact (a lossy bitmap re-checks every row of its pages: measured 1.5× slower at
- * 1M rows) and no JIT (its compile time exceeds what it saves on these queries). Repeatable read, so the
+ * 1M rows), no JIT (its compile time exceeds what it saves on these queries), and an effective_io_concurrency
+ * of 16 (PostgreSQL 18's default; 15 and earlier default to 1): a bitmap heap scan then asks the kernel for the
+ * next 16 of its pages ahead, so the counts of a type under the cap, which visit up to cap + 1 scattered pages, read
+ * them in parallel when they are not cached (a mid word's p95 at 1M rows with the OS cache dropped: 45.8–48.5 ms at 1,
+ * 26.9–28.5 at 16–32; no change on warm caches: bench/README.md, "Issue 23"). Repeatable read, so the
  * word engine's statements (which words a prefix covers, then their matches) see one snapshot. A single
  * word whose english form is one lexeme goes to the word engine (unless it names more identifiers than
  * its identifier tier holds, or the caller is a client-portal key: runWordSearch declines both); everything else
@@ -59,7 +63,8 @@ function runEngine(db: Kysely<DB>, req: EngineRequest, cap: number): Promise<Eng
     // The word's lexemes (none for a stop word) come with the settings, in the same round trip.
     const lexemes = word ? sql`(select coalesce(array_agg(lexeme), '{}') from unnest(to_tsvector('english', ${word.token})))` : sql`'{}'::text[]`;
     const { rows } = await sql<{ stems: string[] }>`
-      select set_config('work_mem', '64MB', true), set_config('jit', 'off', true), ${lexemes} as stems`.execute(trx);
+      select set_config('work_mem', '64MB', true), set_config('jit', 'off', true), set_config('effective_io_concurrency', '16', true),
+        ${lexemes} as stems`.execute(trx);
     const stems = rows[0]!.stems;
     const result = stems.length === 1 ? await runWordSearch(trx, req, { stem: stems[0]!, whole: word!.whole }, cap) : null;
     return result ?? runSearch(trx, req);
