@@ -17,12 +17,20 @@
  *    rewritten), in blocks of 100 alternating between the databases, synchronous_commit off (the statement's
  *    work, not the disk flush). Reported as p50 / p95 µs, and the WAL bytes per write. The current side's
  *    postings are merged after each block, outside the writes' timing: reported as µs and WAL bytes per write.
+ * 3. **An area's write** (the index write inside a record's whole write): BENCH_SW_AREA_ROUNDS (16) blocks of 100
+ *    `POST /api/v1/tickets` and `PUT /api/v1/tickets/{id}` through the app (app.inject, one at a time) on the current
+ *    database, alternating (on off off on …) between the schema as it is and with the parts of the index every
+ *    write pays for since the head postings switched off: the postings' pending-row triggers on the partitions
+ *    (migrations 0032, 0036) and the client index (migration 0037). "Off" is kinder to the base than the base
+ *    itself: it keeps what made the index row cheaper since (the partitions, one vector instead of three).
  *
- * Prints a table with the ratio current ÷ base and writes bench/results/search-writes-<timestamp>.json.
+ * Prints a table with the ratio current ÷ base (for 3: on ÷ off) and writes bench/results/search-writes-<timestamp>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { sql } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
 import { openPostgres, type Database } from '../src/platform/db/database.ts';
 import { withTransaction } from '../src/platform/db/executor.ts';
 import { migrateTo, migrateToLatest } from '../src/platform/db/migrate.ts';
@@ -30,6 +38,7 @@ import { mergePendingPostings } from '../src/platform/search/postings.ts';
 import { upsertInto, upsertSearchDocuments } from '../src/platform/search/writer.ts';
 import type { SearchDocument } from '../src/platform/search/types.ts';
 import '../src/modules.ts';
+import { issueApiKey } from '../src/modules/api-keys/index.ts';
 import { createTenant } from '../src/modules/tenants/index.ts';
 import { benchDatabaseUrl, intEnv, quantile, recreateDatabase } from './bench-env.ts';
 import { documents, load, uuid, words, type BatchWriter } from './search-data.ts';
@@ -38,13 +47,14 @@ const ROWS = intEnv('BENCH_SW_ROWS', 200_000, 1_000, 5_000_000);
 const CHUNK = intEnv('BENCH_SW_CHUNK', 20_000, 1_000, 1_000_000);
 const WRITES = intEnv('BENCH_SW_WRITES', 2_000, 100, 100_000);
 const WRITERS = intEnv('BENCH_SEARCH_WRITERS', 2, 1, 16);
+const AREA_ROUNDS = intEnv('BENCH_SW_AREA_ROUNDS', 16, 2, 1_000);
 const BLOCK = 100;
 /** The last migration before the head postings (migration 0028). */
 const BASE_MIGRATION = '2026_11_25_0027_asset_list_index';
 
 interface Wal { bytes: number }
 interface Side {
-  name: 'current' | 'base'; database: Database; tenant: string; loadSeconds: number; inserts: number[]; updates: number[];
+  name: 'current' | 'base'; database: Database; tenant: string; admin: string; loadSeconds: number; inserts: number[]; updates: number[];
   /** WAL written by each phase's blocks (the cluster's WAL position around blocks that only this side runs). */
   insertWal: Wal; updateWal: Wal;
   /** The current side's merges of pending postings: after each bulk chunk, and after each block of single writes (their WAL). */
@@ -59,7 +69,7 @@ async function open(name: Side['name'], url: URL): Promise<Side> {
   const tenant = await createTenant(database.db, { name: 'Bench Writes', slug: 'bench-writes', adminEmail: 'bench@example.com' });
   if (name === 'base') await migrateTo(database.db, BASE_MIGRATION);
   return {
-    name, database, tenant: tenant.tenant_id, loadSeconds: 0, inserts: [], updates: [], insertWal: { bytes: 0 }, updateWal: { bytes: 0 },
+    name, database, tenant: tenant.tenant_id, admin: tenant.user_id, loadSeconds: 0, inserts: [], updates: [], insertWal: { bytes: 0 }, updateWal: { bytes: 0 },
     bulkMergeSeconds: 0, mergeMs: 0, mergeWal: { bytes: 0 },
   };
 }
@@ -102,6 +112,57 @@ async function countingWal(side: Side, into: Wal, fn: () => Promise<void>): Prom
   await fn();
   const after = await walNow(side);
   into.bytes += after - before;
+}
+
+/** Switches the write-side parts of the index since the head postings on or off (phase 3). */
+async function indexWriteParts(side: Side, on: boolean): Promise<void> {
+  const db = side.database.db;
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'search_documents'::regclass`.execute(db);
+  const verb = on ? 'enable' : 'disable';
+  for (const { name } of rows) for (const event of ['insert', 'update', 'delete']) {
+    await sql.raw(`alter table ${name} ${verb} trigger search_postings_${event}`).execute(db);
+  }
+  await sql.raw(on
+    ? 'create index search_documents_by_client on search_documents (tenant, client_id) where client_id is not null'
+    : 'drop index search_documents_by_client').execute(db);
+}
+
+/** Phase 3: ticket creates and updates through the app, p50 / p95 µs with the parts on and off. */
+async function areaWrites(side: Side): Promise<Record<'on' | 'off', { create: number[]; update: number[] }>> {
+  const HUGE = 100_000_000;
+  const issued = await withTransaction(side.database.db, (trx) => issueApiKey(trx, side.tenant, side.admin, { name: 'bench', rate_limit: { burst: HUGE, per_minute: HUGE } }));
+  const config = { ...loadConfig({ ...process.env, PSA_RATE_LIMIT_BURST: String(HUGE), PSA_RATE_LIMIT_PER_MINUTE: String(HUGE) }), logLevel: 'warn' };
+  const app = await buildApp({ config, database: side.database, logger: false });
+  const call = async (method: 'POST' | 'PUT', url: string, body: unknown): Promise<Record<string, string>> => {
+    const res = await app.inject({ method, url, headers: { 'x-api-key': issued.api_key, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    return (res.json() as { data: Record<string, string> }).data;
+  };
+  const times = { on: { create: [] as number[], update: [] as number[] }, off: { create: [] as number[], update: [] as number[] } };
+  try {
+    const client = await call('POST', '/api/v1/clients', { client_name: 'Bench client', billing_cycle: 'monthly' });
+    const write = async (label: string, into?: { create: number[]; update: number[] }) => {
+      let started = performance.now();
+      const ticket = await call('POST', '/api/v1/tickets', { title: `Printer ${label} toner`, description: 'The printer on floor two jams on every job.', client_id: client.client_id });
+      into?.create.push((performance.now() - started) * 1000);
+      started = performance.now();
+      await call('PUT', `/api/v1/tickets/${ticket.ticket_id}`, { title: `Printer ${label} toner replaced, drum next` });
+      into?.update.push((performance.now() - started) * 1000);
+    };
+    for (let i = 0; i < 1_000; i++) await write(`warm ${i}`);
+    let on = true;
+    for (let round = 0; round < AREA_ROUNDS; round++) {
+      const next = round % 4 === 0 || round % 4 === 3;
+      if (next !== on) await indexWriteParts(side, (on = next));
+      for (let i = 0; i < 5; i++) await write(`settle ${round} ${i}`);
+      for (let i = 0; i < BLOCK; i++) await write(`${round} ${i}`, on ? times.on : times.off);
+    }
+    if (!on) await indexWriteParts(side, true);
+  } finally {
+    await app.close();
+  }
+  return times;
 }
 
 async function main(): Promise<void> {
@@ -147,6 +208,9 @@ async function main(): Promise<void> {
       }
     }
 
+    console.error(`bench:search-writes: ${AREA_ROUNDS} blocks of ${BLOCK} ticket creates and updates through the app, the index's write-side parts on and off …`);
+    const area = await areaWrites(sides[0]!);
+
     const stats = (xs: number[]) => {
       const s = [...xs].sort((a, b) => a - b);
       return { p50_us: Math.round(quantile(s, 0.5)), p95_us: Math.round(quantile(s, 0.95)) };
@@ -176,15 +240,21 @@ async function main(): Promise<void> {
       ['merge after the write (worker), µs per write', (r) => r.merge_us_per_write],
       ['merge after the write (worker), WAL bytes per write', (r) => r.merge_wal_bytes_per_write],
     ];
-    const table = measures.map(([measure, of]) => ({
-      measure, base: of(base!), current: of(current!), ratio: of(base!) === 0 ? null : +(of(current!) / of(base!)).toFixed(2),
-    }));
+    const row = (measure: string, b: number, c: number) => ({ measure, base: b, current: c, ratio: b === 0 ? null : +(c / b).toFixed(2) });
+    const areaStats = { on: { create: stats(area.on.create), update: stats(area.on.update) }, off: { create: stats(area.off.create), update: stats(area.off.update) } };
+    const table = [
+      ...measures.map(([measure, of]) => row(measure, of(base!), of(current!))),
+      row('ticket create through the app, p50 µs (parts on ÷ off)', areaStats.off.create.p50_us, areaStats.on.create.p50_us),
+      row('ticket create through the app, p95 µs (parts on ÷ off)', areaStats.off.create.p95_us, areaStats.on.create.p95_us),
+      row('ticket update through the app, p50 µs (parts on ÷ off)', areaStats.off.update.p50_us, areaStats.on.update.p50_us),
+      row('ticket update through the app, p95 µs (parts on ÷ off)', areaStats.off.update.p95_us, areaStats.on.update.p95_us),
+    ];
     console.table(table);
     mkdirSync('bench/results', { recursive: true });
     const file = `bench/results/search-writes-${new Date().toISOString().replace(/:/g, '-')}.json`;
     writeFileSync(file, `${JSON.stringify({
-      settings: { rows: ROWS, chunk: CHUNK, writes: WRITES, writers: WRITERS, base_migration: BASE_MIGRATION, node: process.version, cpus: os.cpus().length },
-      current, base, table,
+      settings: { rows: ROWS, chunk: CHUNK, writes: WRITES, writers: WRITERS, area_rounds: AREA_ROUNDS, base_migration: BASE_MIGRATION, node: process.version, cpus: os.cpus().length },
+      current, base, area: areaStats, table,
     }, null, 2)}\n`);
     console.error(`bench:search-writes: wrote ${file}`);
   } finally {
