@@ -28,12 +28,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openPostgres, type Database } from '../src/platform/db/database.ts';
 import { withTransaction } from '../src/platform/db/executor.ts';
 import { migrateTo, migrateToLatest } from '../src/platform/db/migrate.ts';
+import * as partitionTriggers from '../src/platform/db/migrations/2026_12_06_0036_search_partition_triggers.ts';
+import * as documentsByClient from '../src/platform/db/migrations/2026_12_07_0037_search_documents_by_client.ts';
 import { mergePendingPostings } from '../src/platform/search/postings.ts';
 import { upsertInto, upsertSearchDocuments } from '../src/platform/search/writer.ts';
 import type { SearchDocument } from '../src/platform/search/types.ts';
@@ -114,18 +116,14 @@ async function countingWal(side: Side, into: Wal, fn: () => Promise<void>): Prom
   into.bytes += after - before;
 }
 
-/** Switches the write-side parts of the index since the head postings on or off (phase 3). */
+/**
+ * Switches the write-side parts of the index since the head postings on or off (phase 3) with their own migrations:
+ * the postings' statement triggers on every partition (0036; the partitions are what the writer writes into) and the
+ * client index (0037).
+ */
 async function indexWriteParts(side: Side, on: boolean): Promise<void> {
-  const db = side.database.db;
-  const { rows } = await sql<{ name: string }>`
-    select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'search_documents'::regclass`.execute(db);
-  const verb = on ? 'enable' : 'disable';
-  for (const { name } of rows) for (const event of ['insert', 'update', 'delete']) {
-    await sql.raw(`alter table ${name} ${verb} trigger search_postings_${event}`).execute(db);
-  }
-  await sql.raw(on
-    ? 'create index search_documents_by_client on search_documents (tenant, client_id) where client_id is not null'
-    : 'drop index search_documents_by_client').execute(db);
+  const db = side.database.db as unknown as Kysely<unknown>;
+  for (const migration of [partitionTriggers, documentsByClient]) await (on ? migration.up(db) : migration.down(db));
 }
 
 /** Phase 3: ticket creates and updates through the app, p50 / p95 µs with the parts on and off. */
@@ -241,7 +239,8 @@ async function main(): Promise<void> {
       ['merge after the write (worker), WAL bytes per write', (r) => r.merge_wal_bytes_per_write],
     ];
     const row = (measure: string, b: number, c: number) => ({ measure, base: b, current: c, ratio: b === 0 ? null : +(c / b).toFixed(2) });
-    const areaStats = { on: { create: stats(area.on.create), update: stats(area.on.update) }, off: { create: stats(area.off.create), update: stats(area.off.update) } };
+    const statsOf = (t: { create: number[]; update: number[] }) => ({ create: stats(t.create), update: stats(t.update) });
+    const areaStats = { on: statsOf(area.on), off: statsOf(area.off) };
     const table = [
       ...measures.map(([measure, of]) => row(measure, of(base!), of(current!))),
       row('ticket create through the app, p50 µs (parts on ÷ off)', areaStats.off.create.p50_us, areaStats.on.create.p50_us),
