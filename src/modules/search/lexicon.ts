@@ -7,6 +7,13 @@ export const CORRECTION_THRESHOLD = 0.3;
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
 
 /**
+ * The words of the tenant's documents that the postings' merge has not put in its dictionary yet (migration 0038):
+ * a second's writes, or the backlog of a burst. A subquery, so the caller fetches them in a round trip it makes anyway.
+ */
+export const pendingWords = (tenant: string) =>
+  sql<string[]>`(select coalesce(array_agg(word), '{}') from search_pending_words(${tenant}::uuid))`;
+
+/**
  * Every spelling one edit away from `w` (Damerau–Levenshtein distance 1), in two tiers, each most likely first:
  * swapped neighbours (the commonest typo), then a wrong letter, a letter too many, a letter missing.
  */
@@ -41,16 +48,24 @@ export const correctable = (token: string): boolean => token.length >= 3 && toke
  * "projector setup"); any other word is replaced by a word of theirs, which then matches whole: the first
  * spelling one edit away that exists (oneEditAway's order), else the most similar word by trigrams. Short
  * words (under 3 letters) and words with digits are kept as typed. Read the result with parseCorrected.
+ *
+ * The tenant's words are its dictionary (`search_lexicon`) and `pending`: the words of its documents the postings'
+ * merge has not reached yet (pendingWords), so a word written a moment ago is corrected to at once.
  */
-export async function correctQuery(db: Executor, tenant: string, tokens: readonly string[]): Promise<string | null> {
+export async function correctQuery(db: Executor, tenant: string, tokens: readonly string[], pending: readonly string[]): Promise<string | null> {
   const candidates = tokens.filter(correctable);
   if (candidates.length === 0) return null;
+  const recent = new Set(pending);
   // A range rather than LIKE, so the btree serves the per-token pattern.
   const known = new Map((await sql<{ token: string; whole: boolean }>`
     select t.token, exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word = t.token) as whole
     from unnest(${candidates}::text[]) as t (token)
     where exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word ~>=~ t.token and l.word ~<~ (t.token || chr(1114111)))
   `.execute(db)).rows.map((r) => [r.token, r.whole]));
+  for (const token of candidates) {
+    if (recent.has(token)) known.set(token, true);
+    else if (!known.has(token) && pending.some((w) => w.startsWith(token))) known.set(token, false);
+  }
   let changed = false;
   const words: string[] = [];
   const last = tokens.length - 1;
@@ -63,8 +78,8 @@ export async function correctQuery(db: Executor, tenant: string, tokens: readonl
       if (i < last && !whole) changed = true;
       continue;
     }
-    const fix = await oneEditFix(db, tenant, token) ?? await nearestWord(db, tenant, token);
-    // Dictionary words are letters only (see isWord); anything else is refused rather than trusted into a tsquery.
+    const fix = await oneEditFix(db, tenant, token, recent) ?? await nearestWord(db, tenant, token, pending);
+    // Dictionary words are letters only (search_document_words, migration 0038); anything else is refused rather than trusted into a tsquery.
     if (fix === null || !/^[\p{L}\p{M}]+$/u.test(fix)) return null;
     words.push(fix);
     changed = true;
@@ -77,23 +92,25 @@ export async function correctQuery(db: Executor, tenant: string, tokens: readonl
  * first, are looked up alone before the rest: they find most typos with a few index probes instead of the
  * ~450 of every variant of an 8-letter word (4 ms at 1M rows).
  */
-async function oneEditFix(db: Executor, tenant: string, token: string): Promise<string | null> {
+async function oneEditFix(db: Executor, tenant: string, token: string, recent: ReadonlySet<string>): Promise<string | null> {
   const firstFound = async (candidates: string[]): Promise<string | null> => {
     if (candidates.length === 0) return null;
     const found = new Set((await sql<{ word: string }>`
       select distinct word from search_lexicon where tenant = ${tenant}::uuid and word = any(${candidates}::text[])
     `.execute(db)).rows.map((r) => r.word));
-    return candidates.find((v) => found.has(v)) ?? null;
+    return candidates.find((v) => found.has(v) || recent.has(v)) ?? null;
   };
   const [swaps, others] = oneEditTiers(token);
   return await firstFound(swaps) ?? await firstFound(others);
 }
 
 /** Uses pg_trgm.similarity_threshold, which the caller sets to CORRECTION_THRESHOLD. */
-async function nearestWord(db: Executor, tenant: string, token: string): Promise<string | null> {
+async function nearestWord(db: Executor, tenant: string, token: string, pending: readonly string[]): Promise<string | null> {
   const row = await sql<{ word: string }>`
-    select word from search_lexicon where tenant = ${tenant}::uuid and word % ${token}
-    order by similarity(word, ${token}) desc, word limit 1
+    select word from (
+      select word from search_lexicon where tenant = ${tenant}::uuid and word % ${token}
+      union all select p.word from unnest(${pending}::text[]) as p (word) where p.word % ${token}
+    ) w order by similarity(word, ${token}) desc, word limit 1
   `.execute(db);
   return row.rows[0]?.word ?? null;
 }

@@ -8,6 +8,7 @@ import { makeProject } from '../../../test/project-factories.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import { newId } from '../../platform/ids.ts';
 import { searchReindexCommand } from './reindex.cli.ts';
+import { mergePendingPostings } from '../../platform/search/postings.ts';
 import { syncSearch } from '../../platform/search/writer.ts';
 import { idsOf, search } from '../../../test/search-kit.ts';
 
@@ -129,21 +130,33 @@ describe('search index maintenance', () => {
     await expect(searchReindexCommand(t.database.db, { tenant, type: 'time_entry' })).rejects.toThrow(/no indexer/);
   });
 
-  it('keeps the typo dictionary in step with writes; re-index drops words no document has any more', async () => {
+  it('keeps the typo dictionary in step with writes: merged after the write, corrected to at once; re-index drops words no document has any more', async () => {
     const { tenant, slug, admin } = await makeTenant(t);
     const other = await makeTenant(t);
     const client = await makeClient(admin);
     const words = async (tn: string) => (await t.database.db.selectFrom('search_lexicon').select('word').where('tenant', '=', tn).execute()).map((r) => r.word);
+    const pendingWords = async (tn: string) => (await sql<{ word: string }>`select word from search_pending_words(${tn}::uuid)`.execute(t.database.db)).rows.map((r) => r.word);
+    const corrected = async (query: string) => idsOf((await search(admin, { query, types: 'ticket' })).results);
     const gone = await makeTicket(admin, client.client_id, { title: 'Quokka sanctuary' });
     await makeTicket(admin, client.client_id, { title: 'Sanctuary roof leaks' });
-    // As written (lower case, not stemmed); numbers and fragments are not words.
+    // Before the merge the words are the pending documents' (as written: lower case, not stemmed), and a typo is
+    // corrected to them at once: one edit away, the nearest by trigrams, and an earlier word only begun.
+    expect(await words(tenant)).not.toContain('quokka');
+    expect(await pendingWords(tenant)).toEqual(expect.arrayContaining(['quokka', 'sanctuary', 'roof', 'leaks']));
+    for (const typo of ['quokak', 'quokkaaa', 'quok sanctuary']) expect(await corrected(typo)).toEqual([gone.ticket_id]);
+
+    await mergePendingPostings(t.database.db);
+    expect(await pendingWords(tenant)).toEqual([]);
     expect(await words(tenant)).toEqual(expect.arrayContaining(['quokka', 'sanctuary', 'roof', 'leaks']));
+    // Numbers and fragments are not words; each tenant has its own.
     expect((await words(tenant)).filter((w) => /\d/.test(w))).toEqual([]);
     expect(await words(other.tenant)).not.toContain('quokka');
+    for (const typo of ['quokak', 'quokkaaa', 'quok sanctuary']) expect(await corrected(typo)).toEqual([gone.ticket_id]);
 
     expectStatus(await admin.delete(`/api/v1/tickets/${gone.ticket_id}`), 204);
+    await mergePendingPostings(t.database.db);
     expect(await words(tenant)).toContain('quokka');
-    // Racing writers may both add a new word; the re-index leaves each word once.
+    // A re-index racing a merge may add a word twice; the re-index leaves each word once.
     await t.database.db.insertInto('search_lexicon').values({ tenant, word: 'sanctuary' }).execute();
     const otherBefore = (await words(other.tenant)).sort();
     await searchReindexCommand(t.database.db, { tenant: slug });

@@ -5,7 +5,8 @@ import type { DB } from '../db/schema.ts';
 const MERGE_BATCH = 5000;
 
 /**
- * Moves the pending postings of written documents into the ranked head postings (migration 0032), a batch of
+ * Moves the pending postings of written documents into the ranked head postings (migration 0032), and their new
+ * words into the tenant's typo dictionary (migration 0038), a batch of
  * writes per transaction (with every other write of their documents) until none is left or another merge holds
  * the lock. Safe beside writers (a document written meanwhile keeps a pending row for the next merge) and beside
  * another merge (only one runs; the other returns). The worker runs it every second; the search engine reads

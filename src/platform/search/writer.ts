@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { groupBy } from '../collections.ts';
 import type { Executor } from '../db/executor.ts';
-import { upsertWithWords } from './lexicon-words.ts';
+import { prepareIf } from '../db/prepared.ts';
 import { searchPartitionOf } from './partitions.ts';
 import { searchIndexerOf } from './registry.ts';
 import type { SearchDocument } from './types.ts';
@@ -64,20 +64,23 @@ const CONTENT = [
  * record's write, or a batch of one type, is one). A row whose content is
  * unchanged is left alone, so its `indexed_at` keeps marking when its content last changed: search
  * cursors pin their snapshot to it, and a re-index of an up-to-date tenant disturbs no open paging.
- * The words of the rows written go to the typo dictionary in the same statement.
+ * The partitions' triggers add a pending row per document written: the merge puts its head postings and its words
+ * (the typo dictionary) in place after the write (migrations 0032, 0038).
  */
 export async function upsertSearchDocuments(db: Executor, tenant: string, docs: readonly SearchDocument[]): Promise<void> {
-  for (const [partition, group] of groupBy(docs, (d) => searchPartitionOf(d.type))) await upsertInto(db, partition, tenant, group);
+  for (const [partition, group] of groupBy(docs, (d) => searchPartitionOf(d.type))) {
+    // Prepared for a single document (what a record's write indexes): one text per partition, parsed and planned once per connection.
+    await upsertStatement(db, partition, tenant, group).modifyEnd(prepareIf(group.length === 1)).execute();
+  }
 }
 
 /**
- * upsertSearchDocuments' statement for one table: a partition of `search_documents` (migration 0036), or a table
- * of its columns (`bench:search-writes` writes the unpartitioned table of the index before the postings with it).
+ * upsertSearchDocuments' statement for one table, not run: a partition of `search_documents` (migration 0036), or a
+ * table of its columns (`bench:search-writes` builds the write of the index before the postings around it).
  */
-export async function upsertInto(db: Executor, table: string, tenant: string, docs: readonly SearchDocument[]): Promise<void> {
-  if (docs.length === 0) return;
+export function upsertStatement(db: Executor, table: string, tenant: string, docs: readonly SearchDocument[]) {
   // The partition has the parent's columns, so the parent's row type describes it.
-  const upsert = db
+  return db
     .insertInto(table as 'search_documents')
     .values(
       docs.map((d) => ({
@@ -116,7 +119,5 @@ export async function upsertInto(db: Executor, table: string, tenant: string, do
         updated_at: eb.ref('excluded.updated_at'),
         indexed_at: eb.ref('excluded.indexed_at'),
       })).where(sql<boolean>`(${sql.join(CONTENT.map((c) => sql.ref(`${table}.${c}`)))}) is distinct from (${sql.join(CONTENT.map((c) => sql.ref(`excluded.${c}`)))})`),
-    )
-    .returning(['title', 'subtitle', 'body']);
-  await upsertWithWords(db, tenant, upsert, docs.length === 1);
+    );
 }

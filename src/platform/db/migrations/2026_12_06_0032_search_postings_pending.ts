@@ -68,7 +68,7 @@ const triggerFunction = `
 
 // Dynamic statements (EXECUTE), planned on every call: a plan cached while the pending rows were few (a nested loop
 // over a sequential scan of them) took 400 s to merge 60,000 writes that arrived in a burst.
-const mergeFunction = `
+export const mergeFunction = `
   create function search_postings_merge(batch integer) returns integer language plpgsql as $$
   declare writes integer; tenants uuid[]; types text[]; ids uuid[]; begin
   if not pg_try_advisory_xact_lock(hashtext('search_postings_merge')) then return 0; end if;

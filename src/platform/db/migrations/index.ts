@@ -36,6 +36,7 @@ import * as searchPendingPostingsMatching from './2026_12_06_0034_search_pending
 import * as searchThreeLetterPrefixPostings from './2026_12_06_0035_search_three_letter_prefix_postings.ts';
 import * as searchPartitionTriggers from './2026_12_06_0036_search_partition_triggers.ts';
 import * as searchDocumentsByClient from './2026_12_07_0037_search_documents_by_client.ts';
+import * as searchLexiconFromMerge from './2026_12_07_0038_search_lexicon_from_merge.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_0035_search_three_letter_prefix_postings': searchThreeLetterPrefixPostings,
   '2026_12_06_0036_search_partition_triggers': searchPartitionTriggers,
   '2026_12_07_0037_search_documents_by_client': searchDocumentsByClient,
+  '2026_12_07_0038_search_lexicon_from_merge': searchLexiconFromMerge,
 };
