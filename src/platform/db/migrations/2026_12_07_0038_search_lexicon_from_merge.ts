@@ -4,7 +4,7 @@ import { mergeFunction } from './2026_12_06_0032_search_postings_pending.ts';
 
 /**
  * The typo dictionary (`search_lexicon`, migration 0013) filled by the postings' merge instead of inside each write
- * (bench/README.md, "Issue 23: the dictionary filled by the merge"). Its words were inserted by the write's own
+ * (bench/README.md, "Issue 23: the typo dictionary filled by the merge"). Its words were inserted by the write's own
  * statement: a second parse of the document's text and an index probe per distinct word, ~90–150 µs of a record's
  * ~300–900 µs index write, more than the pending row the head postings added to it. The merge reads each document
  * it takes anyway; it now adds that document's new words too, in the same transaction that deletes its pending row.
