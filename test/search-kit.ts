@@ -21,6 +21,14 @@ export interface SearchPageJson {
   nextCursor?: string;
 }
 
+/**
+ * A word no other test writes: 12 random letters. Random throughout, so two of them share no trigram but by chance:
+ * after a record's word is replaced, a search for the old word finds nothing as typed and goes to the typo
+ * correction, which would correct it to a similar word of the tenant's (two words with a common prefix and short
+ * random tails, `kestrelij` and `kestrelijraht`, are similar enough) and find that word's record.
+ */
+export const uniqueWord = (): string => Array.from({ length: 12 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
+
 export function searchUrl(params: Record<string, string | number | undefined>): string {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) qs.set(k, String(v));

@@ -5,7 +5,7 @@ import { makeTenant } from '../../../test/factories.ts';
 import { makeAsset, assetRow, type AssetJson } from '../../../test/asset-factories.ts';
 import { defaultProfileId, eventsOf, expectStatus, makeClient } from '../../../test/client-factories.ts';
 import { formBody } from '../../../test/multipart.ts';
-import { search } from '../../../test/search-kit.ts';
+import { search, uniqueWord } from '../../../test/search-kit.ts';
 import type { MergeContext } from '../clients/index.ts';
 import { assetsMergeParticipant } from './assets.merge.ts';
 
@@ -14,7 +14,7 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 const participant = assetsMergeParticipant({ publicUrl: 'https://psa.test' });
-const word = () => `heron${Math.random().toString(36).replace(/[^a-z]/g, '').slice(0, 8)}`;
+const word = uniqueWord;
 
 /** count then move in one transaction, as the merge runs them. */
 async function runMerge(ctx: MergeContext) {

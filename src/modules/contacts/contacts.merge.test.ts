@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { makeTenant, makeUser } from '../../../test/factories.ts';
 import { defaultProfileId, eventsOf, expectStatus, makeClient, makeContact, type ContactJson } from '../../../test/client-factories.ts';
-import { search } from '../../../test/search-kit.ts';
+import { search, uniqueWord } from '../../../test/search-kit.ts';
 import type { MergeContext } from '../clients/index.ts';
 import { contactsMergeParticipant } from './contacts.merge.ts';
 
@@ -11,7 +11,7 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 const participant = contactsMergeParticipant();
-const word = () => `egret${Math.random().toString(36).replace(/[^a-z]/g, '').slice(0, 8)}`;
+const word = uniqueWord;
 
 /** count then move in one transaction, as the merge runs them. */
 async function runMerge(ctx: MergeContext) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, engine, type TestApp } from '../../../test/harness.ts';
 import { makeTenant, unique, type Api, type Res } from '../../../test/factories.ts';
 import { defaultProfileId, eventsOf, expectStatus, makeClient, makeContact } from '../../../test/client-factories.ts';
-import { search } from '../../../test/search-kit.ts';
+import { search, uniqueWord } from '../../../test/search-kit.ts';
 import { newId } from '../../platform/ids.ts';
 import type { MergeContext } from '../clients/index.ts';
 import { opportunitiesMergeParticipant } from './opportunities.merge.ts';
@@ -12,7 +12,7 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 const participant = opportunitiesMergeParticipant();
-const word = () => `osprey${Math.random().toString(36).replace(/[^a-z]/g, '').slice(0, 8)}`;
+const word = uniqueWord;
 
 const ok = <T = Record<string, unknown>>(res: Res, status = 200): T => {
   expectStatus(res, status);

@@ -3,7 +3,7 @@ import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { makeTenant } from '../../../test/factories.ts';
 import { defaultProfileId, eventsOf, expectStatus, makeClient } from '../../../test/client-factories.ts';
 import { makeProject, makeProjectTree, type ProjectJson } from '../../../test/project-factories.ts';
-import { search } from '../../../test/search-kit.ts';
+import { search, uniqueWord } from '../../../test/search-kit.ts';
 import type { MergeContext } from '../clients/index.ts';
 import { projectsMergeParticipant } from './projects.merge.ts';
 
@@ -12,7 +12,7 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 const participant = projectsMergeParticipant({ publicUrl: 'https://psa.test' });
-const word = () => `plover${Math.random().toString(36).replace(/[^a-z]/g, '').slice(0, 8)}`;
+const word = uniqueWord;
 
 /** count then move in one transaction, as the merge runs them. */
 async function runMerge(ctx: MergeContext) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/harness.ts';
 import { makeTenant, makeUser, type Api } from '../../../test/factories.ts';
 import { defaultProfileId, eventsOf, expectStatus, makeClient, makeContact, tombstone } from '../../../test/client-factories.ts';
-import { search } from '../../../test/search-kit.ts';
+import { search, uniqueWord } from '../../../test/search-kit.ts';
 import { makeTicket, type TicketJson } from '../../../test/ticket-factories.ts';
 import { makeAsset } from '../../../test/asset-factories.ts';
 import { makeProject } from '../../../test/project-factories.ts';
@@ -14,7 +14,7 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 const participant = ticketsMergeParticipant({ publicUrl: 'https://psa.test' });
-const word = () => `brisk${Math.random().toString(36).replace(/[^a-z]/g, '').slice(0, 8)}`;
+const word = uniqueWord;
 
 /** count then move in one transaction, as the merge runs them. */
 async function runMerge(ctx: MergeContext) {

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, engine, type TestApp } from '../../../../test/harness.ts';
 import { makeTenant, makeUser } from '../../../../test/factories.ts';
 import { expectStatus, makeClient, makeContact } from '../../../../test/client-factories.ts';
-import { idsOf, search } from '../../../../test/search-kit.ts';
+import { idsOf, search, uniqueWord } from '../../../../test/search-kit.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => t.close());
 
-const word = () => `kestrel${Math.random().toString(36).replace(/[^a-z]/g, '').slice(0, 8)}`;
+const word = uniqueWord;
 
 describe(`interaction search (${engine})`, () => {
   it('finds an interaction by title and notes, follows updates, forgets it when deleted, and only for interaction:read', async () => {

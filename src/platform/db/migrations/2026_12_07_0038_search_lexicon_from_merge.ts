@@ -9,7 +9,9 @@ import { mergeFunction } from './2026_12_06_0032_search_postings_pending.ts';
  * ~300–900 µs index write, more than the pending row the head postings added to it. The merge reads each document
  * it takes anyway; it now adds that document's new words too, in the same transaction that deletes its pending row.
  * So a word is in the dictionary or in a document with a pending row, never neither: the typo correction reads both
- * (`search_pending_words`), and a word written a moment ago is corrected to at once, as before.
+ * (`search_pending_words`), and a word written a moment ago is corrected to at once, as before. The merge adds the
+ * words of each document as it is when merged: a version replaced before then (written and rewritten within a
+ * second) no longer leaves its words behind, where each write used to add them until the next re-index.
  *
  * - `search_document_words(title, subtitle, body)`: the one definition of a document's dictionary words (as written,
  *   lower case, not stemmed; letter words of 3–32 characters, so numbers, identifiers and fragments of addresses are
