@@ -7,8 +7,9 @@ export const CORRECTION_THRESHOLD = 0.3;
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
 
 /**
- * The words of the tenant's documents that the postings' merge has not put in its dictionary yet (migration 0038):
- * a second's writes, or the backlog of a burst. A subquery, so the caller fetches them in a round trip it makes anyway.
+ * The words of the tenant's documents that the postings' merge has not put in its dictionary yet (migration 0038),
+ * read from their pending rows (migration 0039): a second's writes, or the backlog of a burst. A subquery, so the
+ * caller fetches them in a round trip it makes anyway.
  */
 export const pendingWords = (tenant: string) =>
   sql<string[]>`(select coalesce(array_agg(word), '{}') from search_pending_words(${tenant}::uuid))`;

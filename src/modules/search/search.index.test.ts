@@ -138,7 +138,7 @@ describe('search index maintenance', () => {
     const pendingWords = async (tn: string) => (await sql<{ word: string }>`select word from search_pending_words(${tn}::uuid)`.execute(t.database.db)).rows.map((r) => r.word);
     const corrected = async (query: string) => idsOf((await search(admin, { query, types: 'ticket' })).results);
     const gone = await makeTicket(admin, client.client_id, { title: 'Quokka sanctuary' });
-    await makeTicket(admin, client.client_id, { title: 'Sanctuary roof leaks' });
+    const kept = await makeTicket(admin, client.client_id, { title: 'Sanctuary roof leaks' });
     // Before the merge the words are the pending documents' (as written: lower case, not stemmed), and a typo is
     // corrected to them at once: one edit away, the nearest by trigrams, and an earlier word only begun.
     expect(await words(tenant)).not.toContain('quokka');
@@ -152,6 +152,12 @@ describe('search index maintenance', () => {
     expect((await words(tenant)).filter((w) => /\d/.test(w))).toEqual([]);
     expect(await words(other.tenant)).not.toContain('quokka');
     for (const typo of ['quokak', 'quokkaaa', 'quok sanctuary']) expect(await corrected(typo)).toEqual([gone.ticket_id]);
+    // An update's words are pending until the merge too, and corrected to at once.
+    expectStatus(await admin.put(`/api/v1/tickets/${kept.ticket_id}`, { title: 'Sanctuary wombat burrow' }), 200);
+    expect(await pendingWords(tenant)).toEqual(expect.arrayContaining(['wombat', 'burrow']));
+    expect(await corrected('wombta')).toEqual([kept.ticket_id]);
+    await mergePendingPostings(t.database.db);
+    expect(await words(tenant)).toEqual(expect.arrayContaining(['wombat', 'burrow']));
 
     expectStatus(await admin.delete(`/api/v1/tickets/${gone.ticket_id}`), 204);
     await mergePendingPostings(t.database.db);

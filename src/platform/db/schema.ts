@@ -603,6 +603,8 @@ export interface SearchPostingsPendingTable {
   /** The replaced version's head words (`ts_filter(search_vector, '{a,b}')`); null for a new document. */
   old_head: string | null;
   old_updated_at: Timestamp | null;
+  /** The dictionary words of the version written (migration 0039); null for a delete. */
+  words: string[] | null;
 }
 
 export interface SearchLexiconTable {

@@ -56,7 +56,7 @@ export const pendingPostingsFunction = `
   end $$`.replace(/\s*\n\s*/g, ' ');
 
 // One line: runStatements splits scripts on `;` at line ends.
-const triggerFunction = `
+export const triggerFunction = `
   create or replace function search_postings_sync() returns trigger language plpgsql as $$ begin
   if TG_OP = 'INSERT' then
     insert into search_postings_pending (tenant, object_type, object_id) select r.tenant, r.object_type, r.object_id from new_rows r;

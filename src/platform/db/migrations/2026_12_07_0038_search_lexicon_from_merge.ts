@@ -28,7 +28,7 @@ const documentWordsFunction = `
   where length(w.word) between 3 and 32 and w.word !~ '[0-9_@./:+-]' $$`.replace(/\s*\n\s*/g, ' ');
 
 // PL/pgSQL, like search_pending_postings (migration 0032): planned for its declared size, a second's writes.
-const pendingWordsFunction = `
+export const pendingWordsFunction = `
   create function search_pending_words(p_tenant uuid) returns table (word text)
   language plpgsql stable rows 1000 as $$ begin
   return query select distinct w.found from
@@ -55,7 +55,7 @@ const wordsStep = `
 
 const RETURN = 'return writes; end $$';
 if (!mergeFunction.endsWith(RETURN)) throw new Error('migration 0038: the merge function of migration 0032 no longer ends as expected');
-const mergeWithWords = mergeFunction.replace('create function', 'create or replace function').slice(0, -RETURN.length) + wordsStep;
+export const mergeWithWords = mergeFunction.replace('create function', 'create or replace function').slice(0, -RETURN.length) + wordsStep;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
