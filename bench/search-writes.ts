@@ -21,7 +21,8 @@
  *    `POST /api/v1/tickets` and `PUT /api/v1/tickets/{id}` through the app (app.inject, one at a time) on the current
  *    database, alternating (now before before now …) between the write as it is and as it was before the head
  *    postings (writeAsBefore): without the postings' pending-row triggers on the partitions (migrations 0032, 0036)
- *    and the client index (0037), and with the dictionary's words added inside the write (moved to the merge by 0038).
+ *    and the client index (0037; with them go the words the pending row carries, 0039), and with the dictionary's
+ *    words added inside the write (moved to the merge by 0038).
  *    "Before" is kinder to the base than the base itself in what made the index row cheaper since (the partitions,
  *    one vector instead of three), and charges it a row trigger's own cost.
  *
