@@ -23,9 +23,9 @@ export interface SearchPageJson {
 
 /**
  * A word no other test writes: 12 random letters. Random throughout, so two of them share no trigram but by chance:
- * after a record's word is replaced, a search for the old word finds nothing as typed and goes to the typo
- * correction, which would correct it to a similar word of the tenant's (two words with a common prefix and short
- * random tails, `kestrelij` and `kestrelijraht`, are similar enough) and find that word's record.
+ * a search that finds nothing as typed goes to the typo correction, which corrects a word the tenant does not have
+ * to a similar word of the tenant's (two words with a common prefix and short random tails, `kestrelij` and
+ * `kestrelijraht`, are similar enough) and finds that word's record.
  */
 export const uniqueWord = (): string => Array.from({ length: 12 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
 

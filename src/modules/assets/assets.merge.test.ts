@@ -14,7 +14,6 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 const participant = assetsMergeParticipant({ publicUrl: 'https://psa.test' });
-const word = uniqueWord;
 
 /** count then move in one transaction, as the merge runs them. */
 async function runMerge(ctx: MergeContext) {
@@ -28,7 +27,7 @@ async function runMerge(ctx: MergeContext) {
 describe('the assets merge participant', () => {
   it('moves every asset of the source to the target, with events and search (documents included)', async () => {
     const { tenant, admin } = await makeTenant(t);
-    const [sw, tw] = [word(), word()];
+    const [sw, tw] = [uniqueWord(), uniqueWord()];
     const source = await makeClient(admin, { client_name: `${sw} Ltd` });
     const target = await makeClient(admin, { client_name: `${tw} Holdings` });
     const other = await makeClient(admin);

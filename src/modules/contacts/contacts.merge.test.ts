@@ -11,7 +11,6 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 const participant = contactsMergeParticipant();
-const word = uniqueWord;
 
 /** count then move in one transaction, as the merge runs them. */
 async function runMerge(ctx: MergeContext) {
@@ -29,7 +28,7 @@ async function contactRow(tenant: string, contactId: string) {
 describe('the contacts merge participant', () => {
   it('moves every contact of the source to the target, keeping profile links and leaving portal users alone', async () => {
     const { tenant, admin } = await makeTenant(t);
-    const [sw, tw] = [word(), word()];
+    const [sw, tw] = [uniqueWord(), uniqueWord()];
     const source = await makeClient(admin, { client_name: `${sw} Ltd` });
     const target = await makeClient(admin, { client_name: `${tw} Holdings` });
     const other = await makeClient(admin);

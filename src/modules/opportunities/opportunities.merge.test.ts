@@ -12,7 +12,6 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 const participant = opportunitiesMergeParticipant();
-const word = uniqueWord;
 
 const ok = <T = Record<string, unknown>>(res: Res, status = 200): T => {
   expectStatus(res, status);
@@ -45,7 +44,7 @@ async function trigger(tenant: string, clientId: string, key: string): Promise<v
 
 /** A source client with a deal (and its contact), interactions, a suggestion and QBR triggers; a target with a duplicate suggestion and trigger. */
 async function duplicate(admin: Api, tenant: string) {
-  const [sw, tw] = [word(), word()];
+  const [sw, tw] = [uniqueWord(), uniqueWord()];
   const source = await makeClient(admin, { client_name: `${sw} (duplicate)` });
   const target = await makeClient(admin, { client_name: `${tw} Corp` });
   const bystander = await makeClient(admin);

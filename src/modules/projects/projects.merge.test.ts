@@ -12,7 +12,6 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 const participant = projectsMergeParticipant({ publicUrl: 'https://psa.test' });
-const word = uniqueWord;
 
 /** count then move in one transaction, as the merge runs them. */
 async function runMerge(ctx: MergeContext) {
@@ -30,7 +29,7 @@ async function projectRow(tenant: string, projectId: string) {
 describe('the projects merge participant', () => {
   it('moves every project of the source to the target, with events and the whole tree re-indexed', async () => {
     const { tenant, admin } = await makeTenant(t);
-    const [sw, tw] = [word(), word()];
+    const [sw, tw] = [uniqueWord(), uniqueWord()];
     const source = await makeClient(admin, { client_name: `${sw} Ltd` });
     const target = await makeClient(admin, { client_name: `${tw} Holdings` });
     const other = await makeClient(admin);

@@ -14,7 +14,6 @@ beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
 const participant = ticketsMergeParticipant({ publicUrl: 'https://psa.test' });
-const word = uniqueWord;
 
 /** count then move in one transaction, as the merge runs them. */
 async function runMerge(ctx: MergeContext) {
@@ -51,7 +50,7 @@ const sorted = (...ids: string[]) => [...ids].sort();
 describe('the tickets merge participant', () => {
   it('moves every ticket of the source to the target, remembering the source profile, with events and search', async () => {
     const { tenant, admin } = await makeTenant(t);
-    const [sw, tw] = [word(), word()];
+    const [sw, tw] = [uniqueWord(), uniqueWord()];
     const source = await makeClient(admin, { client_name: `${sw} Ltd` });
     const target = await makeClient(admin, { client_name: `${tw} Holdings` });
     const other = await makeClient(admin);
@@ -135,7 +134,7 @@ describe('portal visibility of tickets a merge moved', () => {
     const noContact = await portal(source.client_id);
     const ofTarget = await portal(target.client_id, targetContact.contact_id);
 
-    const title = word();
+    const title = uniqueWord();
     const s1 = await makeTicket(admin, source.client_id, { title: `${title} one` });
     const s2 = await makeTicket(admin, source.client_id, { title: `${title} two` });
     const tt = await makeTicket(admin, target.client_id, { title: `${title} target` });

@@ -8,12 +8,10 @@ let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => t.close());
 
-const word = uniqueWord;
-
 describe(`interaction search (${engine})`, () => {
   it('finds an interaction by title and notes, follows updates, forgets it when deleted, and only for interaction:read', async () => {
     const { tenant, admin } = await makeTenant(t);
-    const [titleWord, notesWord, newWord] = [word(), word(), word()];
+    const [titleWord, notesWord, newWord] = [uniqueWord(), uniqueWord(), uniqueWord()];
     const client = await makeClient(admin, { client_name: 'Tailspin Toys' });
     const contact = await makeContact(admin, { client_id: client.client_id, full_name: 'Tara Spin' });
     const res = await admin.post('/api/v1/interactions', {
