@@ -9,10 +9,13 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
 /**
  * The words of the tenant's documents that the postings' merge has not put in its dictionary yet (migration 0038),
  * read from their pending rows (migration 0039): a second's writes, or the backlog of a burst. A subquery, so the
- * caller fetches them in a round trip it makes anyway.
+ * caller fetches them in a round trip it makes anyway; it returns them as one text with repeats (migration 0040),
+ * which pendingWordsOf reads.
  */
-export const pendingWords = (tenant: string) =>
-  sql<string[]>`(select coalesce(array_agg(word), '{}') from search_pending_words(${tenant}::uuid))`;
+export const pendingWords = (tenant: string) => sql<string>`(select search_pending_words(${tenant}::uuid))`;
+
+/** The distinct words of pendingWords' text. */
+export const pendingWordsOf = (text: string): string[] => [...new Set(text.split(' '))].filter((w) => w !== '');
 
 /**
  * Every spelling one edit away from `w` (Damerau–Levenshtein distance 1), in two tiers, each most likely first:

@@ -10,7 +10,7 @@ import type { CursorMac } from '../../platform/crypto/signed-token.ts';
 import { decodeCursor, encodeCursor, searchBinding, type CursorState } from './search.cursor.ts';
 import { runSearch, type EngineRequest, type EngineResult, type SearchSort } from './search.engine.ts';
 import { runWordSearch } from './search.word-engine.ts';
-import { CORRECTION_THRESHOLD, correctable, correctQuery, pendingWords } from './lexicon.ts';
+import { CORRECTION_THRESHOLD, correctable, correctQuery, pendingWords, pendingWordsOf } from './lexicon.ts';
 import { parseCorrected, parseQuery, type ParsedQuery } from './search.parse.ts';
 import type { SearchPage, SearchQuery, SearchResult } from './search.schemas.ts';
 import { snippetHtml } from './search.snippet.ts';
@@ -74,9 +74,9 @@ function runEngine(db: Kysely<DB>, req: EngineRequest, cap: number): Promise<Eng
 /** The typo correction of the query (lexicon.ts), looked up with the correction threshold. */
 function correction(db: Kysely<DB>, tenant: string, tokens: readonly string[]): Promise<string | null> {
   return withTransaction(db, async (trx) => {
-    const { rows } = await sql<{ pending: string[] }>`
+    const { rows } = await sql<{ pending: string }>`
       select set_config('pg_trgm.similarity_threshold', ${String(CORRECTION_THRESHOLD)}, true), ${pendingWords(tenant)} as pending`.execute(trx);
-    return correctQuery(trx, tenant, tokens, rows[0]!.pending);
+    return correctQuery(trx, tenant, tokens, pendingWordsOf(rows[0]!.pending));
   });
 }
 

@@ -42,7 +42,7 @@ const triggerFunction = `
   return null; end $$`.replace(/\s*\n\s*/g, ' ');
 
 // PL/pgSQL, like search_pending_postings (migration 0032): planned for its declared size, a second's writes.
-const pendingWordsFromRows = `
+export const pendingWordsFromRows = `
   create or replace function search_pending_words(p_tenant uuid) returns table (word text)
   language plpgsql stable rows 1000 as $$ begin
   return query select distinct w.found from search_postings_pending j cross join unnest(j.words) as w (found) where j.tenant = p_tenant;

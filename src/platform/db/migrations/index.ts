@@ -38,6 +38,7 @@ import * as searchPartitionTriggers from './2026_12_06_0036_search_partition_tri
 import * as searchDocumentsByClient from './2026_12_07_0037_search_documents_by_client.ts';
 import * as searchLexiconFromMerge from './2026_12_07_0038_search_lexicon_from_merge.ts';
 import * as searchPendingRowsWords from './2026_12_07_0039_search_pending_rows_words.ts';
+import * as searchPendingWordsText from './2026_12_07_0040_search_pending_words_text.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_07_0037_search_documents_by_client': searchDocumentsByClient,
   '2026_12_07_0038_search_lexicon_from_merge': searchLexiconFromMerge,
   '2026_12_07_0039_search_pending_rows_words': searchPendingRowsWords,
+  '2026_12_07_0040_search_pending_words_text': searchPendingWordsText,
 };
