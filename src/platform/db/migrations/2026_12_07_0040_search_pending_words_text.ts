@@ -8,11 +8,18 @@ import { pendingWordsFromRows } from './2026_12_07_0039_search_pending_rows_word
  * ones: 10–12 ms on every typo correction until the worker's next merge, 5 of them the distinct. Joining each row's
  * array into a string and those strings into one took 2.6 ms, and the caller drops the repeats (lexicon.ts). The words
  * are letters only (`search_document_words`, migration 0038), so a space cannot occur inside one.
+ *
+ * Past `joined_rows` pending rows (a bulk load's backlog) the repeats are dropped here instead, as before: joined, a
+ * million writes' words would be ~250 MB of text for the caller to split.
  */
 const pendingWordsText = `
-  create function search_pending_words(p_tenant uuid) returns text
+  create function search_pending_words(p_tenant uuid, joined_rows integer default 5000) returns text
   language plpgsql stable as $$ begin
-  return (select coalesce(string_agg(array_to_string(j.words, ' '), ' '), '') from search_postings_pending j where j.tenant = p_tenant);
+  if (select count(*) from (select 1 from search_postings_pending j where j.tenant = p_tenant limit joined_rows + 1) k) <= joined_rows then
+    return (select coalesce(string_agg(array_to_string(j.words, ' '), ' '), '') from search_postings_pending j where j.tenant = p_tenant);
+  end if;
+  return (select coalesce(string_agg(w.found, ' '), '') from
+    (select distinct u.found from search_postings_pending j cross join unnest(j.words) as u (found) where j.tenant = p_tenant) w);
   end $$`.replace(/\s*\n\s*/g, ' ');
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -24,7 +31,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await runStatements(db, `
-    drop function search_pending_words(uuid);
+    drop function search_pending_words(uuid, integer);
     ${pendingWordsFromRows.replace('create or replace function', 'create function')};
   `);
 }
