@@ -15,7 +15,11 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
 export const pendingWords = (tenant: string) => sql<string>`(select search_pending_words(${tenant}::uuid))`;
 
 /** The distinct words of pendingWords' text. */
-export const pendingWordsOf = (text: string): string[] => [...new Set(text.split(' '))].filter((w) => w !== '');
+export function pendingWordsOf(text: string): ReadonlySet<string> {
+  const words = new Set(text.split(' '));
+  words.delete('');
+  return words;
+}
 
 /**
  * Every spelling one edit away from `w` (Damerau–Levenshtein distance 1), in two tiers, each most likely first:
@@ -56,19 +60,22 @@ export const correctable = (token: string): boolean => token.length >= 3 && toke
  * The tenant's words are its dictionary (`search_lexicon`) and `pending`: the words of its documents the postings'
  * merge has not reached yet (pendingWords), so a word written a moment ago is corrected to at once.
  */
-export async function correctQuery(db: Executor, tenant: string, tokens: readonly string[], pending: readonly string[]): Promise<string | null> {
+export async function correctQuery(db: Executor, tenant: string, tokens: readonly string[], pending: ReadonlySet<string>): Promise<string | null> {
   const candidates = tokens.filter(correctable);
   if (candidates.length === 0) return null;
-  const recent = new Set(pending);
   // A range rather than LIKE, so the btree serves the per-token pattern.
   const known = new Map((await sql<{ token: string; whole: boolean }>`
     select t.token, exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word = t.token) as whole
     from unnest(${candidates}::text[]) as t (token)
     where exists (select 1 from search_lexicon l where l.tenant = ${tenant}::uuid and l.word ~>=~ t.token and l.word ~<~ (t.token || chr(1114111)))
   `.execute(db)).rows.map((r) => [r.token, r.whole]));
+  const begins = (token: string) => {
+    for (const w of pending) if (w.startsWith(token)) return true;
+    return false;
+  };
   for (const token of candidates) {
-    if (recent.has(token)) known.set(token, true);
-    else if (!known.has(token) && pending.some((w) => w.startsWith(token))) known.set(token, false);
+    if (pending.has(token)) known.set(token, true);
+    else if (!known.has(token) && begins(token)) known.set(token, false);
   }
   let changed = false;
   const words: string[] = [];
@@ -82,7 +89,7 @@ export async function correctQuery(db: Executor, tenant: string, tokens: readonl
       if (i < last && !whole) changed = true;
       continue;
     }
-    const fix = await oneEditFix(db, tenant, token, recent) ?? await nearestWord(db, tenant, token, pending);
+    const fix = await oneEditFix(db, tenant, token, pending) ?? await nearestWord(db, tenant, token, pending);
     // Dictionary words are letters only (search_document_words, migration 0038); anything else is refused rather than trusted into a tsquery.
     if (fix === null || !/^[\p{L}\p{M}]+$/u.test(fix)) return null;
     words.push(fix);
@@ -109,11 +116,11 @@ async function oneEditFix(db: Executor, tenant: string, token: string, recent: R
 }
 
 /** Uses pg_trgm.similarity_threshold, which the caller sets to CORRECTION_THRESHOLD. */
-async function nearestWord(db: Executor, tenant: string, token: string, pending: readonly string[]): Promise<string | null> {
+async function nearestWord(db: Executor, tenant: string, token: string, pending: ReadonlySet<string>): Promise<string | null> {
   const row = await sql<{ word: string }>`
     select word from (
       select word from search_lexicon where tenant = ${tenant}::uuid and word % ${token}
-      union all select p.word from unnest(${pending}::text[]) as p (word) where p.word % ${token}
+      union all select p.word from unnest(${[...pending]}::text[]) as p (word) where p.word % ${token}
     ) w order by similarity(word, ${token}) desc, word limit 1
   `.execute(db);
   return row.rows[0]?.word ?? null;

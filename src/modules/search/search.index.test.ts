@@ -8,7 +8,7 @@ import { makeProject } from '../../../test/project-factories.ts';
 import { withTransaction } from '../../platform/db/executor.ts';
 import { newId } from '../../platform/ids.ts';
 import { searchReindexCommand } from './reindex.cli.ts';
-import { pendingWordsOf } from './lexicon.ts';
+import { pendingWords as pendingWordsText, pendingWordsOf } from './lexicon.ts';
 import { mergePendingPostings } from '../../platform/search/postings.ts';
 import { syncSearch } from '../../platform/search/writer.ts';
 import { idsOf, search } from '../../../test/search-kit.ts';
@@ -136,7 +136,7 @@ describe('search index maintenance', () => {
     const other = await makeTenant(t);
     const client = await makeClient(admin);
     const words = async (tn: string) => (await t.database.db.selectFrom('search_lexicon').select('word').where('tenant', '=', tn).execute()).map((r) => r.word);
-    const pendingWords = async (tn: string) => pendingWordsOf((await sql<{ words: string }>`select search_pending_words(${tn}::uuid) as words`.execute(t.database.db)).rows[0]!.words);
+    const pendingWords = async (tn: string) => [...pendingWordsOf((await sql<{ words: string }>`select ${pendingWordsText(tn)} as words`.execute(t.database.db)).rows[0]!.words)];
     const corrected = async (query: string) => idsOf((await search(admin, { query, types: 'ticket' })).results);
     const gone = await makeTicket(admin, client.client_id, { title: 'Quokka sanctuary' });
     const kept = await makeTicket(admin, client.client_id, { title: 'Sanctuary roof leaks' });
