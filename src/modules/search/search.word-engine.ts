@@ -66,7 +66,7 @@ function termRange(word: WordQuery): { from: RawBuilder<boolean>; below: RawBuil
 }
 
 /** The postings' columns, in the order of both sides of visiblePostings. */
-const POSTING = 'tenant, term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted, required_permission';
+const POSTING = 'tenant, term, tier, object_type, object_id, updated_at, indexed_at, restricted, required_permission';
 
 /**
  * The relations `pd` (documents of the tenant whose postings are pending: written since the last merge) and `pp`
@@ -83,8 +83,7 @@ const pendingPostings = (tenant: string, terms: RawBuilder<boolean>, computed?: 
     pd as materialized (select * from search_pending_documents(${tenant}::uuid)),
     pp as materialized (
       select * from (
-        select tenant, term collate "C" as term, tier, object_type, object_id, updated_at, indexed_at, client_id, is_internal, restricted,
-          required_permission
+        select tenant, term collate "C" as term, tier, object_type, object_id, updated_at, indexed_at, restricted, required_permission
         from ${computed === undefined
           ? sql`search_pending_postings(${tenant}::uuid, (select q.pq from q))`
           : sql`json_to_recordset(${computed}::json) as j (${sql.raw(POSTING_TYPES)})`}
@@ -93,7 +92,7 @@ const pendingPostings = (tenant: string, terms: RawBuilder<boolean>, computed?: 
 
 /** POSTING's columns with their types, to read postings back from JSON. */
 const POSTING_TYPES = `tenant uuid, term text, tier smallint, object_type text, object_id uuid, updated_at timestamptz, indexed_at timestamptz,
-  client_id uuid, is_internal boolean, restricted boolean, required_permission text`;
+  restricted boolean, required_permission text`;
 
 /**
  * The postings `p` the caller may see (the statement's WITH list holds pendingPostings), as of the statement

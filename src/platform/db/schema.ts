@@ -578,7 +578,7 @@ export interface SearchDocumentsTable {
 }
 
 /**
- * The head postings (migrations 0028, 0029, 0032): written only by search_postings_merge, from the pending rows the
+ * The head postings (migrations 0028, 0029, 0032, 0041): written only by search_postings_merge, from the pending rows the
  * triggers on search_documents add (platform/search/postings.ts).
  */
 export interface SearchPostingsTable {
@@ -589,8 +589,6 @@ export interface SearchPostingsTable {
   object_id: string;
   updated_at: Timestamp;
   indexed_at: Timestamp;
-  client_id: string | null;
-  is_internal: boolean;
   restricted: boolean;
   required_permission: string | null;
 }

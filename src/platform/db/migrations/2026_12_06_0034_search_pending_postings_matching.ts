@@ -11,7 +11,7 @@ import { pendingPostingsFunction } from './2026_12_06_0032_search_postings_pendi
  * stem its query was parsed to, so a document holding one matches the query: the function now takes that query and
  * skips the other documents with one `@@` each.
  */
-const matchingFunction = `
+export const matchingFunction = `
   create function search_pending_postings(p_tenant uuid, p_query tsquery) returns table (tenant uuid, term text, tier smallint,
     object_type text, object_id uuid, updated_at timestamptz, indexed_at timestamptz, client_id uuid, is_internal boolean,
     restricted boolean, required_permission text)

@@ -63,7 +63,7 @@ const TAKEN_RETURNS = 'returning j.tenant, j.object_type, j.object_id, j.old_hea
 if (!mergeFunction.includes(WORDS_AT) || !mergeFunction.includes(TAKEN_RETURNS)) {
   throw new Error('migration 0039: the merge function of migration 0032 no longer reads as expected');
 }
-const mergeFromRows = mergeFunction.replace('create function', 'create or replace function')
+export const mergeFromRows = mergeFunction.replace('create function', 'create or replace function')
   .replace(TAKEN_RETURNS, `${TAKEN_RETURNS}, j.words`)
   .replace(WORDS_AT, `${wordsStep}${WORDS_AT}`);
 

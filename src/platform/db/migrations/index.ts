@@ -39,6 +39,7 @@ import * as searchDocumentsByClient from './2026_12_07_0037_search_documents_by_
 import * as searchLexiconFromMerge from './2026_12_07_0038_search_lexicon_from_merge.ts';
 import * as searchPendingRowsWords from './2026_12_07_0039_search_pending_rows_words.ts';
 import * as searchPendingWordsText from './2026_12_07_0040_search_pending_words_text.ts';
+import * as searchPostingsWithoutClient from './2026_12_07_0041_search_postings_without_client.ts';
 
 /** One ordered timeline. Append new migrations; never edit or reorder shipped ones. */
 export const migrations: Record<string, Migration> = {
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_07_0038_search_lexicon_from_merge': searchLexiconFromMerge,
   '2026_12_07_0039_search_pending_rows_words': searchPendingRowsWords,
   '2026_12_07_0040_search_pending_words_text': searchPendingWordsText,
+  '2026_12_07_0041_search_postings_without_client': searchPostingsWithoutClient,
 };
