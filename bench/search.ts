@@ -23,7 +23,7 @@
  * over their partitions), their indexes and the head postings, and the index bytes per million rows.
  * Prints a table and writes bench/results/search-<timestamp>.json. Target: p95 ≤ 50 ms per class at 1M rows.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { sql } from 'kysely';
 import { buildApp, type App } from '../src/app.ts';
@@ -56,6 +56,17 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await fn();
   return performance.now() - t0;
+}
+
+/**
+ * How much of the data the searches can find in memory: PostgreSQL's own cache, and what the OS caches as they start
+ * (Linux's page cache; null elsewhere). A VM may hand its page cache back to the host within minutes of a pause
+ * (bench/README.md, "Issue 23", fourteenth session), so a run's cold classes depend on both.
+ */
+async function memory(db: Database['db']): Promise<{ shared_buffers: string; os_page_cache_mb: number | null }> {
+  const { rows } = await sql<{ shared_buffers: string }>`select current_setting('shared_buffers') as shared_buffers`.execute(db);
+  const cached = existsSync('/proc/meminfo') ? /^Cached:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8')) : null;
+  return { shared_buffers: rows[0]!.shared_buffers, os_page_cache_mb: cached ? Math.round(Number(cached[1]) / 1024) : null };
 }
 
 interface Row { class: string; via: string; p50_ms: number; p95_ms: number; max_ms: number; ratio_p50: number; median_total: number; counts_exact: string; queries: number }
@@ -108,6 +119,9 @@ async function main(): Promise<void> {
     const loaded = REUSE ? 'reusing the previous run\'s rows'
       : `loaded in ${seconds.toFixed(1)} s (${Math.round(ROWS / seconds)} rows/s), postings merged in ${mergeSeconds.toFixed(1)} s (${merged} rows/s), checkpoint ${checkpointSeconds.toFixed(1)} s`;
     console.error(`bench:search: ${loaded}; documents ${size.table_mb} MB, their indexes ${size.indexes_mb} MB, head postings ${size.postings_mb} MB; index ${size.index_mb_per_million_rows} MB per million rows`);
+
+    const mem = await memory(db);
+    console.error(`bench:search: shared_buffers ${mem.shared_buffers}, OS page cache ${mem.os_page_cache_mb ?? 'unknown'} MB as the queries start`);
 
     const secret = { mac: (d: string) => `m${d.length}`, verifyMac: (d: string, m: string) => m === `m${d.length}` };
     const service = createSearchService({ db, cursorMac: secret });
@@ -228,7 +242,7 @@ async function main(): Promise<void> {
     mkdirSync('bench/results', { recursive: true });
     const file = `bench/results/search-${new Date().toISOString().replace(/:/g, '-')}.json`;
     writeFileSync(file, `${JSON.stringify({
-      settings: { rows: ROWS, other_tenants: TENANTS, other_rows: OTHER_ROWS, queries_per_class: QUERIES, writers: WRITERS, batch: BATCH, node: process.version, cpus: os.cpus().length },
+      settings: { rows: ROWS, other_tenants: TENANTS, other_rows: OTHER_ROWS, queries_per_class: QUERIES, writers: WRITERS, batch: BATCH, node: process.version, cpus: os.cpus().length, ...mem },
       indexing: {
         seconds: +seconds.toFixed(1), rows_per_s: Math.round(ROWS / seconds),
         merge_seconds: +mergeSeconds.toFixed(1), merge_rows_per_s: merged, checkpoint_seconds: +checkpointSeconds.toFixed(1), ...size,
